@@ -199,6 +199,14 @@ pub fn slot<T: Decode>(reader: &mut Reader<'_>, slot: &mut T) -> Result<(), Deco
     Ok(())
 }
 
+/// Sets `slot` to a clone of `value` (for the generated `Clone` and `clone_field_from`): one
+/// instance per member type, shared by every struct, instead of each member's clone (an
+/// `Option`'s match, the moves of its value) inlined into each struct's.
+#[inline(never)]
+pub fn assign<T: Clone>(slot: &mut T, value: &T) {
+    *slot = value.clone();
+}
+
 /// Fails for the first required member (a bit of `required`) that was not `seen`.
 #[inline(never)]
 pub fn check_required(

@@ -2856,13 +2856,13 @@ pub struct Icon {
 
 impl Clone for Icon {
     fn clone(&self) -> Self {
-        Self {
-            src: self.src.clone(),
-            content_type: self.content_type.clone(),
-            sizes: self.sizes.clone(),
-            theme: self.theme.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.src, &self.src);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.sizes, &self.sizes);
+        wire::assign(&mut out.theme, &self.theme);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -2879,6 +2879,7 @@ impl<'de> Deserialize<'de> for Icon {
 }
 
 impl wire::Blank for Icon {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             src: wire::Blank::blank(),
@@ -3037,22 +3038,29 @@ pub struct ProtectedResourceMetadata {
 
 impl Clone for ProtectedResourceMetadata {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            resource_name: self.resource_name.clone(),
-            authorization_servers: self.authorization_servers.clone(),
-            jwks_uri: self.jwks_uri.clone(),
-            scopes_supported: self.scopes_supported.clone(),
-            bearer_methods_supported: self.bearer_methods_supported.clone(),
-            resource_signing_alg_values_supported: self
-                .resource_signing_alg_values_supported
-                .clone(),
-            resource_documentation: self.resource_documentation.clone(),
-            resource_policy_uri: self.resource_policy_uri.clone(),
-            resource_tos_uri: self.resource_tos_uri.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.resource_name, &self.resource_name);
+        wire::assign(&mut out.authorization_servers, &self.authorization_servers);
+        wire::assign(&mut out.jwks_uri, &self.jwks_uri);
+        wire::assign(&mut out.scopes_supported, &self.scopes_supported);
+        wire::assign(
+            &mut out.bearer_methods_supported,
+            &self.bearer_methods_supported,
+        );
+        wire::assign(
+            &mut out.resource_signing_alg_values_supported,
+            &self.resource_signing_alg_values_supported,
+        );
+        wire::assign(
+            &mut out.resource_documentation,
+            &self.resource_documentation,
+        );
+        wire::assign(&mut out.resource_policy_uri, &self.resource_policy_uri);
+        wire::assign(&mut out.resource_tos_uri, &self.resource_tos_uri);
+        out.required = self.required;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3069,6 +3077,7 @@ impl<'de> Deserialize<'de> for ProtectedResourceMetadata {
 }
 
 impl wire::Blank for ProtectedResourceMetadata {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -3224,14 +3233,14 @@ pub struct RootState {
 
 impl Clone for RootState {
     fn clone(&self) -> Self {
-        Self {
-            agents: self.agents.clone(),
-            active_sessions: self.active_sessions.clone(),
-            terminals: self.terminals.clone(),
-            config: self.config.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.agents, &self.agents);
+        out.active_sessions = self.active_sessions;
+        wire::assign(&mut out.terminals, &self.terminals);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3248,6 +3257,7 @@ impl<'de> Deserialize<'de> for RootState {
 }
 
 impl wire::Blank for RootState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             agents: wire::Blank::blank(),
@@ -3367,13 +3377,11 @@ impl RootState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: RootStateField) {
         match field {
-            RootStateField::Agents => self.agents.clone_from(&other.agents),
-            RootStateField::ActiveSessions => {
-                self.active_sessions.clone_from(&other.active_sessions)
-            }
-            RootStateField::Terminals => self.terminals.clone_from(&other.terminals),
-            RootStateField::Config => self.config.clone_from(&other.config),
-            RootStateField::Meta => self.meta.clone_from(&other.meta),
+            RootStateField::Agents => wire::assign(&mut self.agents, &other.agents),
+            RootStateField::ActiveSessions => self.active_sessions = other.active_sessions,
+            RootStateField::Terminals => wire::assign(&mut self.terminals, &other.terminals),
+            RootStateField::Config => wire::assign(&mut self.config, &other.config),
+            RootStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -3429,11 +3437,11 @@ pub struct RootConfigState {
 
 impl Clone for RootConfigState {
     fn clone(&self) -> Self {
-        Self {
-            schema: self.schema.clone(),
-            values: self.values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.schema, &self.schema);
+        wire::assign(&mut out.values, &self.values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3568,17 +3576,20 @@ pub struct AgentInfo {
 
 impl Clone for AgentInfo {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            display_name: self.display_name.clone(),
-            description: self.description.clone(),
-            models: self.models.clone(),
-            protected_resources: self.protected_resources.clone(),
-            customizations: self.customizations.clone(),
-            capabilities: self.capabilities.clone(),
-            system_message_sections: self.system_message_sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.models, &self.models);
+        wire::assign(&mut out.protected_resources, &self.protected_resources);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.capabilities, &self.capabilities);
+        wire::assign(
+            &mut out.system_message_sections,
+            &self.system_message_sections,
+        );
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3595,6 +3606,7 @@ impl<'de> Deserialize<'de> for AgentInfo {
 }
 
 impl wire::Blank for AgentInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -3732,11 +3744,14 @@ pub struct AgentCapabilities {
 
 impl Clone for AgentCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            multiple_chats: self.multiple_chats.clone(),
-            multiple_working_directories: self.multiple_working_directories.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.multiple_chats, &self.multiple_chats);
+        wire::assign(
+            &mut out.multiple_working_directories,
+            &self.multiple_working_directories,
+        );
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3841,11 +3856,11 @@ pub struct MultipleChatsCapability {
 
 impl Clone for MultipleChatsCapability {
     fn clone(&self) -> Self {
-        Self {
-            fork: self.fork.clone(),
-            side_chat: self.side_chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.fork = self.fork;
+        out.side_chat = self.side_chat;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3964,11 +3979,11 @@ pub struct MultipleWorkingDirectoriesCapability {
 
 impl Clone for MultipleWorkingDirectoriesCapability {
     fn clone(&self) -> Self {
-        Self {
-            immutable_primary: self.immutable_primary.clone(),
-            primary_replacement: self.primary_replacement.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.immutable_primary = self.immutable_primary;
+        out.primary_replacement = self.primary_replacement;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4113,19 +4128,19 @@ pub struct SessionModelInfo {
 
 impl Clone for SessionModelInfo {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            provider: self.provider.clone(),
-            name: self.name.clone(),
-            max_context_window: self.max_context_window.clone(),
-            max_output_tokens: self.max_output_tokens.clone(),
-            max_prompt_tokens: self.max_prompt_tokens.clone(),
-            supports_vision: self.supports_vision.clone(),
-            policy_state: self.policy_state.clone(),
-            config_schema: self.config_schema.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.name, &self.name);
+        out.max_context_window = self.max_context_window;
+        out.max_output_tokens = self.max_output_tokens;
+        out.max_prompt_tokens = self.max_prompt_tokens;
+        out.supports_vision = self.supports_vision;
+        wire::assign(&mut out.policy_state, &self.policy_state);
+        wire::assign(&mut out.config_schema, &self.config_schema);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4142,6 +4157,7 @@ impl<'de> Deserialize<'de> for SessionModelInfo {
 }
 
 impl wire::Blank for SessionModelInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -4280,11 +4296,11 @@ pub struct ModelSelection {
 
 impl Clone for ModelSelection {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            config: self.config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4374,10 +4390,10 @@ pub struct AgentSelection {
 
 impl Clone for AgentSelection {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4522,23 +4538,23 @@ pub struct ConfigPropertySchema {
 
 impl Clone for ConfigPropertySchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            default: self.default.clone(),
-            r#enum: self.r#enum.clone(),
-            enum_labels: self.enum_labels.clone(),
-            enum_descriptions: self.enum_descriptions.clone(),
-            read_only: self.read_only.clone(),
-            items: self.items.clone(),
-            min_items: self.min_items.clone(),
-            max_items: self.max_items.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            additional_properties: self.additional_properties.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.default, &self.default);
+        wire::assign(&mut out.r#enum, &self.r#enum);
+        wire::assign(&mut out.enum_labels, &self.enum_labels);
+        wire::assign(&mut out.enum_descriptions, &self.enum_descriptions);
+        out.read_only = self.read_only;
+        wire::assign(&mut out.items, &self.items);
+        out.min_items = self.min_items;
+        out.max_items = self.max_items;
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.additional_properties, &self.additional_properties);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4555,6 +4571,7 @@ impl<'de> Deserialize<'de> for ConfigPropertySchema {
 }
 
 impl wire::Blank for ConfigPropertySchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -4720,12 +4737,12 @@ pub struct ConfigSchema {
 
 impl Clone for ConfigSchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4819,11 +4836,11 @@ pub struct PendingMessage {
 
 impl Clone for PendingMessage {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5057,29 +5074,29 @@ pub struct ChatState {
 
 impl Clone for ChatState {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            modified_at: self.modified_at.clone(),
-            changes: self.changes.clone(),
-            origin: self.origin.clone(),
-            movable: self.movable.clone(),
-            interactivity: self.interactivity.clone(),
-            working_directories: self.working_directories.clone(),
-            changesets: self.changesets.clone(),
-            background_work: self.background_work.clone(),
-            canvases: self.canvases.clone(),
-            turns: self.turns.clone(),
-            turns_next_cursor: self.turns_next_cursor.clone(),
-            active_turn: self.active_turn.clone(),
-            steering_message: self.steering_message.clone(),
-            queued_messages: self.queued_messages.clone(),
-            draft: self.draft.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.origin, &self.origin);
+        out.movable = self.movable;
+        wire::assign(&mut out.interactivity, &self.interactivity);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.changesets, &self.changesets);
+        wire::assign(&mut out.background_work, &self.background_work);
+        wire::assign(&mut out.canvases, &self.canvases);
+        wire::assign(&mut out.turns, &self.turns);
+        wire::assign(&mut out.turns_next_cursor, &self.turns_next_cursor);
+        wire::assign(&mut out.active_turn, &self.active_turn);
+        wire::assign(&mut out.steering_message, &self.steering_message);
+        wire::assign(&mut out.queued_messages, &self.queued_messages);
+        wire::assign(&mut out.draft, &self.draft);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5096,6 +5113,7 @@ impl<'de> Deserialize<'de> for ChatState {
 }
 
 impl wire::Blank for ChatState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -5363,36 +5381,38 @@ impl ChatState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: ChatStateField) {
         match field {
-            ChatStateField::Resource => self.resource.clone_from(&other.resource),
-            ChatStateField::Title => self.title.clone_from(&other.title),
-            ChatStateField::Status => self.status.clone_from(&other.status),
-            ChatStateField::Activity => self.activity.clone_from(&other.activity),
-            ChatStateField::ModifiedAt => self.modified_at.clone_from(&other.modified_at),
-            ChatStateField::Changes => self.changes.clone_from(&other.changes),
-            ChatStateField::Origin => self.origin.clone_from(&other.origin),
-            ChatStateField::Movable => self.movable.clone_from(&other.movable),
-            ChatStateField::Interactivity => self.interactivity.clone_from(&other.interactivity),
-            ChatStateField::WorkingDirectories => self
-                .working_directories
-                .clone_from(&other.working_directories),
-            ChatStateField::Changesets => self.changesets.clone_from(&other.changesets),
+            ChatStateField::Resource => wire::assign(&mut self.resource, &other.resource),
+            ChatStateField::Title => wire::assign(&mut self.title, &other.title),
+            ChatStateField::Status => self.status = other.status,
+            ChatStateField::Activity => wire::assign(&mut self.activity, &other.activity),
+            ChatStateField::ModifiedAt => wire::assign(&mut self.modified_at, &other.modified_at),
+            ChatStateField::Changes => wire::assign(&mut self.changes, &other.changes),
+            ChatStateField::Origin => wire::assign(&mut self.origin, &other.origin),
+            ChatStateField::Movable => self.movable = other.movable,
+            ChatStateField::Interactivity => {
+                wire::assign(&mut self.interactivity, &other.interactivity)
+            }
+            ChatStateField::WorkingDirectories => {
+                wire::assign(&mut self.working_directories, &other.working_directories)
+            }
+            ChatStateField::Changesets => wire::assign(&mut self.changesets, &other.changesets),
             ChatStateField::BackgroundWork => {
-                self.background_work.clone_from(&other.background_work)
+                wire::assign(&mut self.background_work, &other.background_work)
             }
-            ChatStateField::Canvases => self.canvases.clone_from(&other.canvases),
-            ChatStateField::Turns => self.turns.clone_from(&other.turns),
+            ChatStateField::Canvases => wire::assign(&mut self.canvases, &other.canvases),
+            ChatStateField::Turns => wire::assign(&mut self.turns, &other.turns),
             ChatStateField::TurnsNextCursor => {
-                self.turns_next_cursor.clone_from(&other.turns_next_cursor)
+                wire::assign(&mut self.turns_next_cursor, &other.turns_next_cursor)
             }
-            ChatStateField::ActiveTurn => self.active_turn.clone_from(&other.active_turn),
+            ChatStateField::ActiveTurn => wire::assign(&mut self.active_turn, &other.active_turn),
             ChatStateField::SteeringMessage => {
-                self.steering_message.clone_from(&other.steering_message)
+                wire::assign(&mut self.steering_message, &other.steering_message)
             }
             ChatStateField::QueuedMessages => {
-                self.queued_messages.clone_from(&other.queued_messages)
+                wire::assign(&mut self.queued_messages, &other.queued_messages)
             }
-            ChatStateField::Draft => self.draft.clone_from(&other.draft),
-            ChatStateField::Meta => self.meta.clone_from(&other.meta),
+            ChatStateField::Draft => wire::assign(&mut self.draft, &other.draft),
+            ChatStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -5517,10 +5537,10 @@ pub struct CanvasReference {
 
 impl Clone for CanvasReference {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5627,16 +5647,16 @@ pub struct CanvasState {
 
 impl Clone for CanvasState {
     fn clone(&self) -> Self {
-        Self {
-            instance_id: self.instance_id.clone(),
-            extension_id: self.extension_id.clone(),
-            extension_name: self.extension_name.clone(),
-            canvas_id: self.canvas_id.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            url: self.url.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.instance_id, &self.instance_id);
+        wire::assign(&mut out.extension_id, &self.extension_id);
+        wire::assign(&mut out.extension_name, &self.extension_name);
+        wire::assign(&mut out.canvas_id, &self.canvas_id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.url, &self.url);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5653,6 +5673,7 @@ impl<'de> Deserialize<'de> for CanvasState {
 }
 
 impl wire::Blank for CanvasState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             instance_id: wire::Blank::blank(),
@@ -5794,15 +5815,17 @@ impl CanvasState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: CanvasStateField) {
         match field {
-            CanvasStateField::InstanceId => self.instance_id.clone_from(&other.instance_id),
-            CanvasStateField::ExtensionId => self.extension_id.clone_from(&other.extension_id),
-            CanvasStateField::ExtensionName => {
-                self.extension_name.clone_from(&other.extension_name)
+            CanvasStateField::InstanceId => wire::assign(&mut self.instance_id, &other.instance_id),
+            CanvasStateField::ExtensionId => {
+                wire::assign(&mut self.extension_id, &other.extension_id)
             }
-            CanvasStateField::CanvasId => self.canvas_id.clone_from(&other.canvas_id),
-            CanvasStateField::Title => self.title.clone_from(&other.title),
-            CanvasStateField::Status => self.status.clone_from(&other.status),
-            CanvasStateField::Url => self.url.clone_from(&other.url),
+            CanvasStateField::ExtensionName => {
+                wire::assign(&mut self.extension_name, &other.extension_name)
+            }
+            CanvasStateField::CanvasId => wire::assign(&mut self.canvas_id, &other.canvas_id),
+            CanvasStateField::Title => wire::assign(&mut self.title, &other.title),
+            CanvasStateField::Status => wire::assign(&mut self.status, &other.status),
+            CanvasStateField::Url => wire::assign(&mut self.url, &other.url),
         }
     }
 
@@ -5907,19 +5930,19 @@ pub struct ChatSummary {
 
 impl Clone for ChatSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            modified_at: self.modified_at.clone(),
-            changes: self.changes.clone(),
-            origin: self.origin.clone(),
-            movable: self.movable.clone(),
-            interactivity: self.interactivity.clone(),
-            working_directories: self.working_directories.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.origin, &self.origin);
+        out.movable = self.movable;
+        wire::assign(&mut out.interactivity, &self.interactivity);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5936,6 +5959,7 @@ impl<'de> Deserialize<'de> for ChatSummary {
 }
 
 impl wire::Blank for ChatSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -6085,15 +6109,15 @@ pub struct BackgroundShellWork {
 
 impl Clone for BackgroundShellWork {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            started_at: self.started_at.clone(),
-            meta: self.meta.clone(),
-            command: self.command.clone(),
-            terminal: self.terminal.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.command, &self.command);
+        wire::assign(&mut out.terminal, &self.terminal);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6110,6 +6134,7 @@ impl<'de> Deserialize<'de> for BackgroundShellWork {
 }
 
 impl wire::Blank for BackgroundShellWork {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -6216,14 +6241,14 @@ pub struct BackgroundSubagentWork {
 
 impl Clone for BackgroundSubagentWork {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            started_at: self.started_at.clone(),
-            meta: self.meta.clone(),
-            chat: self.chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6240,6 +6265,7 @@ impl<'de> Deserialize<'de> for BackgroundSubagentWork {
 }
 
 impl wire::Blank for BackgroundSubagentWork {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -6339,11 +6365,11 @@ pub struct SideChatSelection {
 
 impl Clone for SideChatSelection {
     fn clone(&self) -> Self {
-        Self {
-            text: self.text.clone(),
-            response_part_id: self.response_part_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.text, &self.text);
+        wire::assign(&mut out.response_part_id, &self.response_part_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6585,28 +6611,28 @@ pub struct SessionState {
 
 impl Clone for SessionState {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            origin: self.origin.clone(),
-            project: self.project.clone(),
-            working_directories: self.working_directories.clone(),
-            annotations: self.annotations.clone(),
-            lifecycle: self.lifecycle.clone(),
-            creation_error: self.creation_error.clone(),
-            server_tools: self.server_tools.clone(),
-            active_clients: self.active_clients.clone(),
-            chats: self.chats.clone(),
-            default_chat: self.default_chat.clone(),
-            config: self.config.clone(),
-            customizations: self.customizations.clone(),
-            changesets: self.changesets.clone(),
-            input_needed: self.input_needed.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.project, &self.project);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.creation_error, &self.creation_error);
+        wire::assign(&mut out.server_tools, &self.server_tools);
+        wire::assign(&mut out.active_clients, &self.active_clients);
+        wire::assign(&mut out.chats, &self.chats);
+        wire::assign(&mut out.default_chat, &self.default_chat);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.changesets, &self.changesets);
+        wire::assign(&mut out.input_needed, &self.input_needed);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6623,6 +6649,7 @@ impl<'de> Deserialize<'de> for SessionState {
 }
 
 impl wire::Blank for SessionState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -6878,33 +6905,41 @@ impl SessionState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: SessionStateField) {
         match field {
-            SessionStateField::Provider => self.provider.clone_from(&other.provider),
-            SessionStateField::Title => self.title.clone_from(&other.title),
-            SessionStateField::Status => self.status.clone_from(&other.status),
-            SessionStateField::Activity => self.activity.clone_from(&other.activity),
-            SessionStateField::Origin => self.origin.clone_from(&other.origin),
-            SessionStateField::Project => self.project.clone_from(&other.project),
-            SessionStateField::WorkingDirectories => self
-                .working_directories
-                .clone_from(&other.working_directories),
-            SessionStateField::Annotations => self.annotations.clone_from(&other.annotations),
-            SessionStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
+            SessionStateField::Provider => wire::assign(&mut self.provider, &other.provider),
+            SessionStateField::Title => wire::assign(&mut self.title, &other.title),
+            SessionStateField::Status => self.status = other.status,
+            SessionStateField::Activity => wire::assign(&mut self.activity, &other.activity),
+            SessionStateField::Origin => wire::assign(&mut self.origin, &other.origin),
+            SessionStateField::Project => wire::assign(&mut self.project, &other.project),
+            SessionStateField::WorkingDirectories => {
+                wire::assign(&mut self.working_directories, &other.working_directories)
+            }
+            SessionStateField::Annotations => {
+                wire::assign(&mut self.annotations, &other.annotations)
+            }
+            SessionStateField::Lifecycle => wire::assign(&mut self.lifecycle, &other.lifecycle),
             SessionStateField::CreationError => {
-                self.creation_error.clone_from(&other.creation_error)
+                wire::assign(&mut self.creation_error, &other.creation_error)
             }
-            SessionStateField::ServerTools => self.server_tools.clone_from(&other.server_tools),
+            SessionStateField::ServerTools => {
+                wire::assign(&mut self.server_tools, &other.server_tools)
+            }
             SessionStateField::ActiveClients => {
-                self.active_clients.clone_from(&other.active_clients)
+                wire::assign(&mut self.active_clients, &other.active_clients)
             }
-            SessionStateField::Chats => self.chats.clone_from(&other.chats),
-            SessionStateField::DefaultChat => self.default_chat.clone_from(&other.default_chat),
-            SessionStateField::Config => self.config.clone_from(&other.config),
+            SessionStateField::Chats => wire::assign(&mut self.chats, &other.chats),
+            SessionStateField::DefaultChat => {
+                wire::assign(&mut self.default_chat, &other.default_chat)
+            }
+            SessionStateField::Config => wire::assign(&mut self.config, &other.config),
             SessionStateField::Customizations => {
-                self.customizations.clone_from(&other.customizations)
+                wire::assign(&mut self.customizations, &other.customizations)
             }
-            SessionStateField::Changesets => self.changesets.clone_from(&other.changesets),
-            SessionStateField::InputNeeded => self.input_needed.clone_from(&other.input_needed),
-            SessionStateField::Meta => self.meta.clone_from(&other.meta),
+            SessionStateField::Changesets => wire::assign(&mut self.changesets, &other.changesets),
+            SessionStateField::InputNeeded => {
+                wire::assign(&mut self.input_needed, &other.input_needed)
+            }
+            SessionStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -7052,14 +7087,17 @@ pub struct SessionActiveClient {
 
 impl Clone for SessionActiveClient {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            display_name: self.display_name.clone(),
-            tools: self.tools.clone(),
-            customizations: self.customizations.clone(),
-            system_message_transform: self.system_message_transform.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.tools, &self.tools);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(
+            &mut out.system_message_transform,
+            &self.system_message_transform,
+        );
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7076,6 +7114,7 @@ impl<'de> Deserialize<'de> for SessionActiveClient {
 }
 
 impl wire::Blank for SessionActiveClient {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             client_id: wire::Blank::blank(),
@@ -7186,12 +7225,12 @@ pub struct SessionChatInputRequest {
 
 impl Clone for SessionChatInputRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            chat: self.chat.clone(),
-            request: self.request.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7298,13 +7337,13 @@ pub struct SessionToolConfirmationRequest {
 
 impl Clone for SessionToolConfirmationRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            tool_call: self.tool_call.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call, &self.tool_call);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7321,6 +7360,7 @@ impl<'de> Deserialize<'de> for SessionToolConfirmationRequest {
 }
 
 impl wire::Blank for SessionToolConfirmationRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7429,14 +7469,14 @@ pub struct SessionToolClientExecutionRequest {
 
 impl Clone for SessionToolClientExecutionRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            client_id: self.client_id.clone(),
-            tool_call: self.tool_call.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.tool_call, &self.tool_call);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7453,6 +7493,7 @@ impl<'de> Deserialize<'de> for SessionToolClientExecutionRequest {
 }
 
 impl wire::Blank for SessionToolClientExecutionRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7561,13 +7602,13 @@ pub struct SessionToolAuthenticationRequest {
 
 impl Clone for SessionToolAuthenticationRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            tool_call: self.tool_call.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call, &self.tool_call);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7584,6 +7625,7 @@ impl<'de> Deserialize<'de> for SessionToolAuthenticationRequest {
 }
 
 impl wire::Blank for SessionToolAuthenticationRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7759,24 +7801,24 @@ pub struct SessionSummary {
 
 impl Clone for SessionSummary {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            origin: self.origin.clone(),
-            project: self.project.clone(),
-            working_directories: self.working_directories.clone(),
-            annotations: self.annotations.clone(),
-            resource: self.resource.clone(),
-            created_at: self.created_at.clone(),
-            modified_at: self.modified_at.clone(),
-            changes: self.changes.clone(),
-            meta: self.meta.clone(),
-            chats: self.chats.clone(),
-            default_chat: self.default_chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.project, &self.project);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.chats, &self.chats);
+        wire::assign(&mut out.default_chat, &self.default_chat);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7793,6 +7835,7 @@ impl<'de> Deserialize<'de> for SessionSummary {
 }
 
 impl wire::Blank for SessionSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -7982,15 +8025,15 @@ pub struct SessionChatSummary {
 
 impl Clone for SessionChatSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            origin: self.origin.clone(),
-            interactivity: self.interactivity.clone(),
-            status: self.status.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.interactivity, &self.interactivity);
+        out.status = self.status;
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8007,6 +8050,7 @@ impl<'de> Deserialize<'de> for SessionChatSummary {
 }
 
 impl wire::Blank for SessionChatSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -8117,12 +8161,12 @@ pub struct ChangesSummary {
 
 impl Clone for ChangesSummary {
     fn clone(&self) -> Self {
-        Self {
-            additions: self.additions.clone(),
-            deletions: self.deletions.clone(),
-            files: self.files.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.additions = self.additions;
+        out.deletions = self.deletions;
+        out.files = self.files;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8216,11 +8260,11 @@ pub struct ProjectInfo {
 
 impl Clone for ProjectInfo {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            display_name: self.display_name.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8381,25 +8425,25 @@ pub struct SessionConfigPropertySchema {
 
 impl Clone for SessionConfigPropertySchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            default: self.default.clone(),
-            r#enum: self.r#enum.clone(),
-            enum_labels: self.enum_labels.clone(),
-            enum_descriptions: self.enum_descriptions.clone(),
-            read_only: self.read_only.clone(),
-            items: self.items.clone(),
-            min_items: self.min_items.clone(),
-            max_items: self.max_items.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            additional_properties: self.additional_properties.clone(),
-            enum_dynamic: self.enum_dynamic.clone(),
-            session_mutable: self.session_mutable.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.default, &self.default);
+        wire::assign(&mut out.r#enum, &self.r#enum);
+        wire::assign(&mut out.enum_labels, &self.enum_labels);
+        wire::assign(&mut out.enum_descriptions, &self.enum_descriptions);
+        out.read_only = self.read_only;
+        wire::assign(&mut out.items, &self.items);
+        out.min_items = self.min_items;
+        out.max_items = self.max_items;
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.additional_properties, &self.additional_properties);
+        out.enum_dynamic = self.enum_dynamic;
+        out.session_mutable = self.session_mutable;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8416,6 +8460,7 @@ impl<'de> Deserialize<'de> for SessionConfigPropertySchema {
 }
 
 impl wire::Blank for SessionConfigPropertySchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -8592,12 +8637,12 @@ pub struct SessionConfigSchema {
 
 impl Clone for SessionConfigSchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8690,11 +8735,11 @@ pub struct SessionConfigState {
 
 impl Clone for SessionConfigState {
     fn clone(&self) -> Self {
-        Self {
-            schema: self.schema.clone(),
-            values: self.values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.schema, &self.schema);
+        wire::assign(&mut out.values, &self.values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8796,16 +8841,16 @@ pub struct Turn {
 
 impl Clone for Turn {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            started_at: self.started_at.clone(),
-            duration: self.duration.clone(),
-            message: self.message.clone(),
-            response_parts: self.response_parts.clone(),
-            usage: self.usage.clone(),
-            state: self.state.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.started_at, &self.started_at);
+        out.duration = self.duration;
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.response_parts, &self.response_parts);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.state, &self.state);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8822,6 +8867,7 @@ impl<'de> Deserialize<'de> for Turn {
 }
 
 impl wire::Blank for Turn {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -8939,14 +8985,14 @@ pub struct ActiveTurn {
 
 impl Clone for ActiveTurn {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            started_at: self.started_at.clone(),
-            message: self.message.clone(),
-            response_parts: self.response_parts.clone(),
-            usage: self.usage.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.response_parts, &self.response_parts);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8963,6 +9009,7 @@ impl<'de> Deserialize<'de> for ActiveTurn {
 }
 
 impl wire::Blank for ActiveTurn {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -9086,15 +9133,15 @@ pub struct Message {
 
 impl Clone for Message {
     fn clone(&self) -> Self {
-        Self {
-            text: self.text.clone(),
-            origin: self.origin.clone(),
-            attachments: self.attachments.clone(),
-            model: self.model.clone(),
-            agent: self.agent.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.text, &self.text);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.attachments, &self.attachments);
+        wire::assign(&mut out.model, &self.model);
+        wire::assign(&mut out.agent, &self.agent);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9111,6 +9158,7 @@ impl<'de> Deserialize<'de> for Message {
 }
 
 impl wire::Blank for Message {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             text: wire::Blank::blank(),
@@ -9206,10 +9254,10 @@ pub struct MessageOrigin {
 
 impl Clone for MessageOrigin {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9303,13 +9351,13 @@ pub struct ChatInputOption {
 
 impl Clone for ChatInputOption {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            recommended: self.recommended.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        out.recommended = self.recommended;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9326,6 +9374,7 @@ impl<'de> Deserialize<'de> for ChatInputOption {
 }
 
 impl wire::Blank for ChatInputOption {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -9406,10 +9455,10 @@ pub struct ChatInputTextAnswerValue {
 
 impl Clone for ChatInputTextAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9484,10 +9533,10 @@ pub struct ChatInputNumberAnswerValue {
 
 impl Clone for ChatInputNumberAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.value = self.value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9562,10 +9611,10 @@ pub struct ChatInputBooleanAnswerValue {
 
 impl Clone for ChatInputBooleanAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.value = self.value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9647,11 +9696,11 @@ pub struct ChatInputSelectedAnswerValue {
 
 impl Clone for ChatInputSelectedAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            freeform_values: self.freeform_values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.freeform_values, &self.freeform_values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9739,11 +9788,11 @@ pub struct ChatInputSelectedManyAnswerValue {
 
 impl Clone for ChatInputSelectedManyAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            freeform_values: self.freeform_values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.freeform_values, &self.freeform_values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9825,10 +9874,10 @@ pub struct ChatInputAnswered {
 
 impl Clone for ChatInputAnswered {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9908,10 +9957,10 @@ pub struct ChatInputSkipped {
 
 impl Clone for ChatInputSkipped {
     fn clone(&self) -> Self {
-        Self {
-            freeform_values: self.freeform_values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.freeform_values, &self.freeform_values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10015,17 +10064,17 @@ pub struct ChatInputTextQuestion {
 
 impl Clone for ChatInputTextQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            format: self.format.clone(),
-            min: self.min.clone(),
-            max: self.max.clone(),
-            default_value: self.default_value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        wire::assign(&mut out.format, &self.format);
+        out.min = self.min;
+        out.max = self.max;
+        wire::assign(&mut out.default_value, &self.default_value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10042,6 +10091,7 @@ impl<'de> Deserialize<'de> for ChatInputTextQuestion {
 }
 
 impl wire::Blank for ChatInputTextQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10189,16 +10239,16 @@ pub struct ChatInputNumberQuestion {
 
 impl Clone for ChatInputNumberQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            min: self.min.clone(),
-            max: self.max.clone(),
-            default_value: self.default_value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        out.min = self.min;
+        out.max = self.max;
+        out.default_value = self.default_value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10215,6 +10265,7 @@ impl<'de> Deserialize<'de> for ChatInputNumberQuestion {
 }
 
 impl wire::Blank for ChatInputNumberQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10338,14 +10389,14 @@ pub struct ChatInputBooleanQuestion {
 
 impl Clone for ChatInputBooleanQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            default_value: self.default_value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        out.default_value = self.default_value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10362,6 +10413,7 @@ impl<'de> Deserialize<'de> for ChatInputBooleanQuestion {
 }
 
 impl wire::Blank for ChatInputBooleanQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10468,15 +10520,15 @@ pub struct ChatInputSingleSelectQuestion {
 
 impl Clone for ChatInputSingleSelectQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            options: self.options.clone(),
-            allow_freeform_input: self.allow_freeform_input.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        wire::assign(&mut out.options, &self.options);
+        out.allow_freeform_input = self.allow_freeform_input;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10493,6 +10545,7 @@ impl<'de> Deserialize<'de> for ChatInputSingleSelectQuestion {
 }
 
 impl wire::Blank for ChatInputSingleSelectQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10616,17 +10669,17 @@ pub struct ChatInputMultiSelectQuestion {
 
 impl Clone for ChatInputMultiSelectQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            options: self.options.clone(),
-            allow_freeform_input: self.allow_freeform_input.clone(),
-            min: self.min.clone(),
-            max: self.max.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        wire::assign(&mut out.options, &self.options);
+        out.allow_freeform_input = self.allow_freeform_input;
+        out.min = self.min;
+        out.max = self.max;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10643,6 +10696,7 @@ impl<'de> Deserialize<'de> for ChatInputMultiSelectQuestion {
 }
 
 impl wire::Blank for ChatInputMultiSelectQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10776,14 +10830,14 @@ pub struct ChatInputRequest {
 
 impl Clone for ChatInputRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            message: self.message.clone(),
-            url: self.url.clone(),
-            questions: self.questions.clone(),
-            answers: self.answers.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.url, &self.url);
+        wire::assign(&mut out.questions, &self.questions);
+        wire::assign(&mut out.answers, &self.answers);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10800,6 +10854,7 @@ impl<'de> Deserialize<'de> for ChatInputRequest {
 }
 
 impl wire::Blank for ChatInputRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10892,11 +10947,11 @@ pub struct TextPosition {
 
 impl Clone for TextPosition {
     fn clone(&self) -> Self {
-        Self {
-            line: self.line.clone(),
-            character: self.character.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.line = self.line;
+        out.character = self.character;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10980,11 +11035,11 @@ pub struct TextRange {
 
 impl Clone for TextRange {
     fn clone(&self) -> Self {
-        Self {
-            start: self.start.clone(),
-            end: self.end.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.start, &self.start);
+        wire::assign(&mut out.end, &self.end);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11069,10 +11124,10 @@ pub struct TextSelection {
 
 impl Clone for TextSelection {
     fn clone(&self) -> Self {
-        Self {
-            range: self.range.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11191,14 +11246,14 @@ pub struct SimpleMessageAttachment {
 
 impl Clone for SimpleMessageAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            model_representation: self.model_representation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.model_representation, &self.model_representation);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11215,6 +11270,7 @@ impl<'de> Deserialize<'de> for SimpleMessageAttachment {
 }
 
 impl wire::Blank for SimpleMessageAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -11353,16 +11409,16 @@ pub struct MessageEmbeddedResourceAttachment {
 
 impl Clone for MessageEmbeddedResourceAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            data: self.data.clone(),
-            content_type: self.content_type.clone(),
-            selection: self.selection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.selection, &self.selection);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11379,6 +11435,7 @@ impl<'de> Deserialize<'de> for MessageEmbeddedResourceAttachment {
 }
 
 impl wire::Blank for MessageEmbeddedResourceAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -11535,18 +11592,18 @@ pub struct MessageResourceAttachment {
 
 impl Clone for MessageResourceAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            nonce: self.nonce.clone(),
-            selection: self.selection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.selection, &self.selection);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11563,6 +11620,7 @@ impl<'de> Deserialize<'de> for MessageResourceAttachment {
 }
 
 impl wire::Blank for MessageResourceAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -11730,15 +11788,15 @@ pub struct MessageAnnotationsAttachment {
 
 impl Clone for MessageAnnotationsAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            resource: self.resource.clone(),
-            annotation_ids: self.annotation_ids.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.annotation_ids, &self.annotation_ids);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11755,6 +11813,7 @@ impl<'de> Deserialize<'de> for MessageAnnotationsAttachment {
 }
 
 impl wire::Blank for MessageAnnotationsAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -11910,15 +11969,15 @@ pub struct MessageChatAttachment {
 
 impl Clone for MessageChatAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            resource: self.resource.clone(),
-            end_turn: self.end_turn.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.end_turn, &self.end_turn);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11935,6 +11994,7 @@ impl<'de> Deserialize<'de> for MessageChatAttachment {
 }
 
 impl wire::Blank for MessageChatAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -12037,11 +12097,11 @@ pub struct MarkdownResponsePart {
 
 impl Clone for MarkdownResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12135,13 +12195,13 @@ pub struct ContentRef {
 
 impl Clone for ContentRef {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            nonce: self.nonce.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12158,6 +12218,7 @@ impl<'de> Deserialize<'de> for ContentRef {
 }
 
 impl wire::Blank for ContentRef {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -12254,13 +12315,13 @@ pub struct ResourceResponsePart {
 
 impl Clone for ResourceResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            nonce: self.nonce.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12277,6 +12338,7 @@ impl<'de> Deserialize<'de> for ResourceResponsePart {
 }
 
 impl wire::Blank for ResourceResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -12364,10 +12426,10 @@ pub struct ToolCallResponsePart {
 
 impl Clone for ToolCallResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            tool_call: self.tool_call.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call, &self.tool_call);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12447,11 +12509,11 @@ pub struct ReasoningResponsePart {
 
 impl Clone for ReasoningResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12546,11 +12608,11 @@ pub struct SystemNotificationResponsePart {
 
 impl Clone for SystemNotificationResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            content: self.content.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12647,11 +12709,11 @@ pub struct InputRequestResponsePart {
 
 impl Clone for InputRequestResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            request: self.request.clone(),
-            response: self.response.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.response, &self.response);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12745,11 +12807,11 @@ pub struct ErrorResponsePart {
 
 impl Clone for ErrorResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            error: self.error.clone(),
-            resumable: self.resumable.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error, &self.error);
+        out.resumable = self.resumable;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12852,14 +12914,14 @@ pub struct ToolCallResult {
 
 impl Clone for ToolCallResult {
     fn clone(&self) -> Self {
-        Self {
-            success: self.success.clone(),
-            past_tense_message: self.past_tense_message.clone(),
-            content: self.content.clone(),
-            structured_content: self.structured_content.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.success = self.success;
+        wire::assign(&mut out.past_tense_message, &self.past_tense_message);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.structured_content, &self.structured_content);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12876,6 +12938,7 @@ impl<'de> Deserialize<'de> for ToolCallResult {
 }
 
 impl wire::Blank for ToolCallResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             success: wire::Blank::blank(),
@@ -12968,10 +13031,10 @@ pub struct ToolCallRiskAssessmentLoadingState {
 
 impl Clone for ToolCallRiskAssessmentLoadingState {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13052,12 +13115,12 @@ pub struct ToolCallRiskAssessmentCompleteState {
 
 impl Clone for ToolCallRiskAssessmentCompleteState {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            reason: self.reason.clone(),
-            safety: self.safety.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.reason, &self.reason);
+        out.safety = self.safety;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13157,13 +13220,13 @@ pub struct ConfirmationOption {
 
 impl Clone for ConfirmationOption {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            kind: self.kind.clone(),
-            group: self.group.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.kind, &self.kind);
+        out.group = self.group;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13180,6 +13243,7 @@ impl<'de> Deserialize<'de> for ConfirmationOption {
 }
 
 impl wire::Blank for ConfirmationOption {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -13291,17 +13355,17 @@ pub struct ToolCallStreamingState {
 
 impl Clone for ToolCallStreamingState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            partial_input: self.partial_input.clone(),
-            invocation_message: self.invocation_message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.partial_input, &self.partial_input);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13318,6 +13382,7 @@ impl<'de> Deserialize<'de> for ToolCallStreamingState {
 }
 
 impl wire::Blank for ToolCallStreamingState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -13491,22 +13556,22 @@ pub struct ToolCallPendingConfirmationState {
 
 impl Clone for ToolCallPendingConfirmationState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmation_title: self.confirmation_title.clone(),
-            risk_assessment: self.risk_assessment.clone(),
-            edits: self.edits.clone(),
-            editable: self.editable.clone(),
-            options: self.options.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmation_title, &self.confirmation_title);
+        wire::assign(&mut out.risk_assessment, &self.risk_assessment);
+        wire::assign(&mut out.edits, &self.edits);
+        out.editable = self.editable;
+        wire::assign(&mut out.options, &self.options);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13523,6 +13588,7 @@ impl<'de> Deserialize<'de> for ToolCallPendingConfirmationState {
 }
 
 impl wire::Blank for ToolCallPendingConfirmationState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -13718,20 +13784,20 @@ pub struct ToolCallRunningState {
 
 impl Clone for ToolCallRunningState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13748,6 +13814,7 @@ impl<'de> Deserialize<'de> for ToolCallRunningState {
 }
 
 impl wire::Blank for ToolCallRunningState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -13953,21 +14020,21 @@ pub struct ToolCallAuthRequiredState {
 
 impl Clone for ToolCallAuthRequiredState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            auth: self.auth.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.auth, &self.auth);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13984,6 +14051,7 @@ impl<'de> Deserialize<'de> for ToolCallAuthRequiredState {
 }
 
 impl wire::Blank for ToolCallAuthRequiredState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -14185,24 +14253,24 @@ pub struct ToolCallPendingResultConfirmationState {
 
 impl Clone for ToolCallPendingResultConfirmationState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            success: self.success.clone(),
-            past_tense_message: self.past_tense_message.clone(),
-            content: self.content.clone(),
-            structured_content: self.structured_content.clone(),
-            error: self.error.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        out.success = self.success;
+        wire::assign(&mut out.past_tense_message, &self.past_tense_message);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.structured_content, &self.structured_content);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14219,6 +14287,7 @@ impl<'de> Deserialize<'de> for ToolCallPendingResultConfirmationState {
 }
 
 impl wire::Blank for ToolCallPendingResultConfirmationState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -14439,24 +14508,24 @@ pub struct ToolCallCompletedState {
 
 impl Clone for ToolCallCompletedState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            success: self.success.clone(),
-            past_tense_message: self.past_tense_message.clone(),
-            content: self.content.clone(),
-            structured_content: self.structured_content.clone(),
-            error: self.error.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        out.success = self.success;
+        wire::assign(&mut out.past_tense_message, &self.past_tense_message);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.structured_content, &self.structured_content);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14473,6 +14542,7 @@ impl<'de> Deserialize<'de> for ToolCallCompletedState {
 }
 
 impl wire::Blank for ToolCallCompletedState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -14684,21 +14754,21 @@ pub struct ToolCallCancelledState {
 
 impl Clone for ToolCallCancelledState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            reason: self.reason.clone(),
-            reason_message: self.reason_message.clone(),
-            user_suggestion: self.user_suggestion.clone(),
-            selected_option: self.selected_option.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.reason_message, &self.reason_message);
+        wire::assign(&mut out.user_suggestion, &self.user_suggestion);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14715,6 +14785,7 @@ impl<'de> Deserialize<'de> for ToolCallCancelledState {
 }
 
 impl wire::Blank for ToolCallCancelledState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -14892,16 +14963,16 @@ pub struct ToolDefinition {
 
 impl Clone for ToolDefinition {
     fn clone(&self) -> Self {
-        Self {
-            name: self.name.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            input_schema: self.input_schema.clone(),
-            output_schema: self.output_schema.clone(),
-            annotations: self.annotations.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.input_schema, &self.input_schema);
+        wire::assign(&mut out.output_schema, &self.output_schema);
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14918,6 +14989,7 @@ impl<'de> Deserialize<'de> for ToolDefinition {
 }
 
 impl wire::Blank for ToolDefinition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             name: wire::Blank::blank(),
@@ -15058,14 +15130,14 @@ pub struct ToolAnnotations {
 
 impl Clone for ToolAnnotations {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            read_only_hint: self.read_only_hint.clone(),
-            destructive_hint: self.destructive_hint.clone(),
-            idempotent_hint: self.idempotent_hint.clone(),
-            open_world_hint: self.open_world_hint.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        out.read_only_hint = self.read_only_hint;
+        out.destructive_hint = self.destructive_hint;
+        out.idempotent_hint = self.idempotent_hint;
+        out.open_world_hint = self.open_world_hint;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15082,6 +15154,7 @@ impl<'de> Deserialize<'de> for ToolAnnotations {
 }
 
 impl wire::Blank for ToolAnnotations {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             title: wire::Blank::blank(),
@@ -15181,10 +15254,10 @@ pub struct ToolResultTextContent {
 
 impl Clone for ToolResultTextContent {
     fn clone(&self) -> Self {
-        Self {
-            text: self.text.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.text, &self.text);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15266,11 +15339,11 @@ pub struct ToolResultEmbeddedResourceContent {
 
 impl Clone for ToolResultEmbeddedResourceContent {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            content_type: self.content_type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15366,13 +15439,13 @@ pub struct ToolResultResourceContent {
 
 impl Clone for ToolResultResourceContent {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            nonce: self.nonce.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15389,6 +15462,7 @@ impl<'de> Deserialize<'de> for ToolResultResourceContent {
 }
 
 impl wire::Blank for ToolResultResourceContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -15478,12 +15552,12 @@ pub struct ToolResultFileEditContent {
 
 impl Clone for ToolResultFileEditContent {
     fn clone(&self) -> Self {
-        Self {
-            before: self.before.clone(),
-            after: self.after.clone(),
-            diff: self.diff.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.before, &self.before);
+        wire::assign(&mut out.after, &self.after);
+        wire::assign(&mut out.diff, &self.diff);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15597,13 +15671,13 @@ pub struct ToolResultTerminalContent {
 
 impl Clone for ToolResultTerminalContent {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            is_pty: self.is_pty.clone(),
-            result: self.result.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        out.is_pty = self.is_pty;
+        wire::assign(&mut out.result, &self.result);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15620,6 +15694,7 @@ impl<'de> Deserialize<'de> for ToolResultTerminalContent {
 }
 
 impl wire::Blank for ToolResultTerminalContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -15719,13 +15794,13 @@ pub struct ToolResultSubagentContent {
 
 impl Clone for ToolResultSubagentContent {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            agent_name: self.agent_name.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.agent_name, &self.agent_name);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15742,6 +15817,7 @@ impl<'de> Deserialize<'de> for ToolResultSubagentContent {
 }
 
 impl wire::Blank for ToolResultSubagentContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -15820,9 +15896,9 @@ pub struct CustomizationLoadingState {
 
 impl Clone for CustomizationLoadingState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15892,9 +15968,9 @@ pub struct CustomizationLoadedState {
 
 impl Clone for CustomizationLoadedState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15967,10 +16043,10 @@ pub struct CustomizationDegradedState {
 
 impl Clone for CustomizationDegradedState {
     fn clone(&self) -> Self {
-        Self {
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16047,10 +16123,10 @@ pub struct CustomizationErrorState {
 
 impl Clone for CustomizationErrorState {
     fn clone(&self) -> Self {
-        Self {
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16187,20 +16263,20 @@ pub struct PluginCustomization {
 
 impl Clone for PluginCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            client_id: self.client_id.clone(),
-            load: self.load.clone(),
-            children: self.children.clone(),
-            enablement: self.enablement.clone(),
-            version: self.version.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.load, &self.load);
+        wire::assign(&mut out.children, &self.children);
+        wire::assign(&mut out.enablement, &self.enablement);
+        wire::assign(&mut out.version, &self.version);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16217,6 +16293,7 @@ impl<'de> Deserialize<'de> for PluginCustomization {
 }
 
 impl wire::Blank for PluginCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -16438,23 +16515,23 @@ pub struct ClientPluginCustomization {
 
 impl Clone for ClientPluginCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            client_id: self.client_id.clone(),
-            load: self.load.clone(),
-            children: self.children.clone(),
-            r#type: self.r#type.clone(),
-            enablement: self.enablement.clone(),
-            version: self.version.clone(),
-            nonce: self.nonce.clone(),
-            child_enablement: self.child_enablement.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.load, &self.load);
+        wire::assign(&mut out.children, &self.children);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.enablement, &self.enablement);
+        wire::assign(&mut out.version, &self.version);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.child_enablement, &self.child_enablement);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16471,6 +16548,7 @@ impl<'de> Deserialize<'de> for ClientPluginCustomization {
 }
 
 impl wire::Blank for ClientPluginCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -16685,21 +16763,21 @@ pub struct DirectoryCustomization {
 
 impl Clone for DirectoryCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            client_id: self.client_id.clone(),
-            load: self.load.clone(),
-            children: self.children.clone(),
-            enabled: self.enabled.clone(),
-            contents: self.contents.clone(),
-            writable: self.writable.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.load, &self.load);
+        wire::assign(&mut out.children, &self.children);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.contents, &self.contents);
+        out.writable = self.writable;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16716,6 +16794,7 @@ impl<'de> Deserialize<'de> for DirectoryCustomization {
 }
 
 impl wire::Blank for DirectoryCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -16928,21 +17007,21 @@ pub struct AgentCustomization {
 
 impl Clone for AgentCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enabled: self.enabled.clone(),
-            description: self.description.clone(),
-            model: self.model.clone(),
-            tools: self.tools.clone(),
-            disable_model_invocation: self.disable_model_invocation.clone(),
-            disable_user_invocation: self.disable_user_invocation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.model, &self.model);
+        wire::assign(&mut out.tools, &self.tools);
+        out.disable_model_invocation = self.disable_model_invocation;
+        out.disable_user_invocation = self.disable_user_invocation;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16959,6 +17038,7 @@ impl<'de> Deserialize<'de> for AgentCustomization {
 }
 
 impl wire::Blank for AgentCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -17174,19 +17254,19 @@ pub struct SkillCustomization {
 
 impl Clone for SkillCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enabled: self.enabled.clone(),
-            description: self.description.clone(),
-            disable_model_invocation: self.disable_model_invocation.clone(),
-            disable_user_invocation: self.disable_user_invocation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.description, &self.description);
+        out.disable_model_invocation = self.disable_model_invocation;
+        out.disable_user_invocation = self.disable_user_invocation;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -17203,6 +17283,7 @@ impl<'de> Deserialize<'de> for SkillCustomization {
 }
 
 impl wire::Blank for SkillCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -17380,17 +17461,17 @@ pub struct PromptCustomization {
 
 impl Clone for PromptCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enabled: self.enabled.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -17407,6 +17488,7 @@ impl<'de> Deserialize<'de> for PromptCustomization {
 }
 
 impl wire::Blank for PromptCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -17591,19 +17673,19 @@ pub struct RuleCustomization {
 
 impl Clone for RuleCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enabled: self.enabled.clone(),
-            description: self.description.clone(),
-            always_apply: self.always_apply.clone(),
-            globs: self.globs.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.description, &self.description);
+        out.always_apply = self.always_apply;
+        wire::assign(&mut out.globs, &self.globs);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -17620,6 +17702,7 @@ impl<'de> Deserialize<'de> for RuleCustomization {
 }
 
 impl wire::Blank for RuleCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -17790,16 +17873,16 @@ pub struct HookCustomization {
 
 impl Clone for HookCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enabled: self.enabled.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -17816,6 +17899,7 @@ impl<'de> Deserialize<'de> for HookCustomization {
 }
 
 impl wire::Blank for HookCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -17995,19 +18079,19 @@ pub struct McpServerCustomization {
 
 impl Clone for McpServerCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enablement: self.enablement.clone(),
-            state: self.state.clone(),
-            channel: self.channel.clone(),
-            mcp_app: self.mcp_app.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.enablement, &self.enablement);
+        wire::assign(&mut out.state, &self.state);
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.mcp_app, &self.mcp_app);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18024,6 +18108,7 @@ impl<'de> Deserialize<'de> for McpServerCustomization {
 }
 
 impl wire::Blank for McpServerCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -18153,10 +18238,10 @@ pub struct McpServerCustomizationApps {
 
 impl Clone for McpServerCustomizationApps {
     fn clone(&self) -> Self {
-        Self {
-            capabilities: self.capabilities.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.capabilities, &self.capabilities);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18283,13 +18368,13 @@ pub struct AhpMcpUiHostCapabilities {
 
 impl Clone for AhpMcpUiHostCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            server_tools: self.server_tools.clone(),
-            server_resources: self.server_resources.clone(),
-            logging: self.logging.clone(),
-            sampling: self.sampling.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.server_tools, &self.server_tools);
+        wire::assign(&mut out.server_resources, &self.server_resources);
+        wire::assign(&mut out.logging, &self.logging);
+        wire::assign(&mut out.sampling, &self.sampling);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18306,6 +18391,7 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilities {
 }
 
 impl wire::Blank for AhpMcpUiHostCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             server_tools: wire::Blank::blank(),
@@ -18398,10 +18484,10 @@ pub struct McpServerStartingState {
 
 impl Clone for McpServerStartingState {
     fn clone(&self) -> Self {
-        Self {
-            blocking: self.blocking.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.blocking = self.blocking;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18477,9 +18563,9 @@ pub struct McpServerReadyState {
 
 impl Clone for McpServerReadyState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18604,14 +18690,14 @@ pub struct McpServerAuthRequiredState {
 
 impl Clone for McpServerAuthRequiredState {
     fn clone(&self) -> Self {
-        Self {
-            reason: self.reason.clone(),
-            oauth_client: self.oauth_client.clone(),
-            resource: self.resource.clone(),
-            required_scopes: self.required_scopes.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.oauth_client, &self.oauth_client);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.required_scopes, &self.required_scopes);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18628,6 +18714,7 @@ impl<'de> Deserialize<'de> for McpServerAuthRequiredState {
 }
 
 impl wire::Blank for McpServerAuthRequiredState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             reason: wire::Blank::blank(),
@@ -18723,10 +18810,10 @@ pub struct McpServerErrorState {
 
 impl Clone for McpServerErrorState {
     fn clone(&self) -> Self {
-        Self {
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18801,9 +18888,9 @@ pub struct McpServerStoppedState {
 
 impl Clone for McpServerStoppedState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18885,11 +18972,11 @@ pub struct McpOAuthClient {
 
 impl Clone for McpOAuthClient {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            client_secret: self.client_secret.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.client_secret, &self.client_secret);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19020,14 +19107,14 @@ pub struct McpAuthRequirement {
 
 impl Clone for McpAuthRequirement {
     fn clone(&self) -> Self {
-        Self {
-            reason: self.reason.clone(),
-            oauth_client: self.oauth_client.clone(),
-            resource: self.resource.clone(),
-            required_scopes: self.required_scopes.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.oauth_client, &self.oauth_client);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.required_scopes, &self.required_scopes);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19044,6 +19131,7 @@ impl<'de> Deserialize<'de> for McpAuthRequirement {
 }
 
 impl wire::Blank for McpAuthRequirement {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             reason: wire::Blank::blank(),
@@ -19140,10 +19228,10 @@ pub struct ToolCallClientContributor {
 
 impl Clone for ToolCallClientContributor {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19219,10 +19307,10 @@ pub struct ToolCallMcpContributor {
 
 impl Clone for ToolCallMcpContributor {
     fn clone(&self) -> Self {
-        Self {
-            customization_id: self.customization_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.customization_id, &self.customization_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19301,11 +19389,11 @@ pub struct FileEditSide {
 
 impl Clone for FileEditSide {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19388,11 +19476,11 @@ pub struct FileEditDiffStats {
 
 impl Clone for FileEditDiffStats {
     fn clone(&self) -> Self {
-        Self {
-            added: self.added.clone(),
-            removed: self.removed.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.added = self.added;
+        out.removed = self.removed;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19486,12 +19574,12 @@ pub struct FileEdit {
 
 impl Clone for FileEdit {
     fn clone(&self) -> Self {
-        Self {
-            before: self.before.clone(),
-            after: self.after.clone(),
-            diff: self.diff.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.before, &self.before);
+        wire::assign(&mut out.after, &self.after);
+        wire::assign(&mut out.diff, &self.diff);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19580,10 +19668,10 @@ pub struct FileEditCollection {
 
 impl Clone for FileEditCollection {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19670,12 +19758,12 @@ pub struct TerminalCommandResult {
 
 impl Clone for TerminalCommandResult {
     fn clone(&self) -> Self {
-        Self {
-            exit_code: self.exit_code.clone(),
-            preview: self.preview.clone(),
-            truncated: self.truncated.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.exit_code = self.exit_code;
+        wire::assign(&mut out.preview, &self.preview);
+        out.truncated = self.truncated;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19775,13 +19863,13 @@ pub struct TerminalInfo {
 
 impl Clone for TerminalInfo {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            claim: self.claim.clone(),
-            lifecycle: self.lifecycle.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.claim, &self.claim);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19798,6 +19886,7 @@ impl<'de> Deserialize<'de> for TerminalInfo {
 }
 
 impl wire::Blank for TerminalInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -19875,10 +19964,10 @@ pub struct TerminalClientClaim {
 
 impl Clone for TerminalClientClaim {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19968,13 +20057,13 @@ pub struct TerminalSessionClaim {
 
 impl Clone for TerminalSessionClaim {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19991,6 +20080,7 @@ impl<'de> Deserialize<'de> for TerminalSessionClaim {
 }
 
 impl wire::Blank for TerminalSessionClaim {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             session: wire::Blank::blank(),
@@ -20069,9 +20159,9 @@ pub struct TerminalRunningLifecycleState {
 
 impl Clone for TerminalRunningLifecycleState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20144,10 +20234,10 @@ pub struct TerminalExitedLifecycleState {
 
 impl Clone for TerminalExitedLifecycleState {
     fn clone(&self) -> Self {
-        Self {
-            exit_code: self.exit_code.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.exit_code = self.exit_code;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20266,18 +20356,18 @@ pub struct TerminalState {
 
 impl Clone for TerminalState {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            cwd: self.cwd.clone(),
-            cols: self.cols.clone(),
-            rows: self.rows.clone(),
-            content: self.content.clone(),
-            lifecycle: self.lifecycle.clone(),
-            claim: self.claim.clone(),
-            supports_command_detection: self.supports_command_detection.clone(),
-            is_pty: self.is_pty.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.cwd, &self.cwd);
+        out.cols = self.cols;
+        out.rows = self.rows;
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.claim, &self.claim);
+        out.supports_command_detection = self.supports_command_detection;
+        out.is_pty = self.is_pty;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20294,6 +20384,7 @@ impl<'de> Deserialize<'de> for TerminalState {
 }
 
 impl wire::Blank for TerminalState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             title: wire::Blank::blank(),
@@ -20453,17 +20544,17 @@ impl TerminalState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: TerminalStateField) {
         match field {
-            TerminalStateField::Title => self.title.clone_from(&other.title),
-            TerminalStateField::Cwd => self.cwd.clone_from(&other.cwd),
-            TerminalStateField::Cols => self.cols.clone_from(&other.cols),
-            TerminalStateField::Rows => self.rows.clone_from(&other.rows),
-            TerminalStateField::Content => self.content.clone_from(&other.content),
-            TerminalStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
-            TerminalStateField::Claim => self.claim.clone_from(&other.claim),
-            TerminalStateField::SupportsCommandDetection => self
-                .supports_command_detection
-                .clone_from(&other.supports_command_detection),
-            TerminalStateField::IsPty => self.is_pty.clone_from(&other.is_pty),
+            TerminalStateField::Title => wire::assign(&mut self.title, &other.title),
+            TerminalStateField::Cwd => wire::assign(&mut self.cwd, &other.cwd),
+            TerminalStateField::Cols => self.cols = other.cols,
+            TerminalStateField::Rows => self.rows = other.rows,
+            TerminalStateField::Content => wire::assign(&mut self.content, &other.content),
+            TerminalStateField::Lifecycle => wire::assign(&mut self.lifecycle, &other.lifecycle),
+            TerminalStateField::Claim => wire::assign(&mut self.claim, &other.claim),
+            TerminalStateField::SupportsCommandDetection => {
+                self.supports_command_detection = other.supports_command_detection
+            }
+            TerminalStateField::IsPty => self.is_pty = other.is_pty,
         }
     }
 
@@ -20531,10 +20622,10 @@ pub struct TerminalUnclassifiedPart {
 
 impl Clone for TerminalUnclassifiedPart {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20639,16 +20730,16 @@ pub struct TerminalCommandPart {
 
 impl Clone for TerminalCommandPart {
     fn clone(&self) -> Self {
-        Self {
-            command_id: self.command_id.clone(),
-            command_line: self.command_line.clone(),
-            output: self.output.clone(),
-            timestamp: self.timestamp.clone(),
-            is_complete: self.is_complete.clone(),
-            exit_code: self.exit_code.clone(),
-            duration_ms: self.duration_ms.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.command_id, &self.command_id);
+        wire::assign(&mut out.command_line, &self.command_line);
+        wire::assign(&mut out.output, &self.output);
+        out.timestamp = self.timestamp;
+        out.is_complete = self.is_complete;
+        out.exit_code = self.exit_code;
+        out.duration_ms = self.duration_ms;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20665,6 +20756,7 @@ impl<'de> Deserialize<'de> for TerminalCommandPart {
 }
 
 impl wire::Blank for TerminalCommandPart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -20790,14 +20882,14 @@ pub struct UsageInfo {
 
 impl Clone for UsageInfo {
     fn clone(&self) -> Self {
-        Self {
-            input_tokens: self.input_tokens.clone(),
-            output_tokens: self.output_tokens.clone(),
-            model: self.model.clone(),
-            cache_read_tokens: self.cache_read_tokens.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.input_tokens = self.input_tokens;
+        out.output_tokens = self.output_tokens;
+        wire::assign(&mut out.model, &self.model);
+        out.cache_read_tokens = self.cache_read_tokens;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20814,6 +20906,7 @@ impl<'de> Deserialize<'de> for UsageInfo {
 }
 
 impl wire::Blank for UsageInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             input_tokens: wire::Blank::blank(),
@@ -20921,13 +21014,13 @@ pub struct ErrorInfo {
 
 impl Clone for ErrorInfo {
     fn clone(&self) -> Self {
-        Self {
-            error_type: self.error_type.clone(),
-            message: self.message.clone(),
-            stack: self.stack.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error_type, &self.error_type);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.stack, &self.stack);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20944,6 +21037,7 @@ impl<'de> Deserialize<'de> for ErrorInfo {
 }
 
 impl wire::Blank for ErrorInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             error_type: wire::Blank::blank(),
@@ -21032,12 +21126,12 @@ pub struct Snapshot {
 
 impl Clone for Snapshot {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            state: self.state.clone(),
-            from_seq: self.from_seq.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.state, &self.state);
+        out.from_seq = self.from_seq;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21185,14 +21279,14 @@ pub struct Changeset {
 
 impl Clone for Changeset {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            uri_template: self.uri_template.clone(),
-            description: self.description.clone(),
-            change_kind: self.change_kind.clone(),
-            capabilities: self.capabilities.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.uri_template, &self.uri_template);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.change_kind, &self.change_kind);
+        wire::assign(&mut out.capabilities, &self.capabilities);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21209,6 +21303,7 @@ impl<'de> Deserialize<'de> for Changeset {
 }
 
 impl wire::Blank for Changeset {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -21309,10 +21404,10 @@ pub struct ChangesetCapabilities {
 
 impl Clone for ChangesetCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            review: self.review.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.review, &self.review);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21411,13 +21506,13 @@ pub struct ChangesetState {
 
 impl Clone for ChangesetState {
     fn clone(&self) -> Self {
-        Self {
-            status: self.status.clone(),
-            error: self.error.clone(),
-            files: self.files.clone(),
-            operations: self.operations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.files, &self.files);
+        wire::assign(&mut out.operations, &self.operations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21434,6 +21529,7 @@ impl<'de> Deserialize<'de> for ChangesetState {
 }
 
 impl wire::Blank for ChangesetState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             status: wire::Blank::blank(),
@@ -21537,10 +21633,12 @@ impl ChangesetState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: ChangesetStateField) {
         match field {
-            ChangesetStateField::Status => self.status.clone_from(&other.status),
-            ChangesetStateField::Error => self.error.clone_from(&other.error),
-            ChangesetStateField::Files => self.files.clone_from(&other.files),
-            ChangesetStateField::Operations => self.operations.clone_from(&other.operations),
+            ChangesetStateField::Status => wire::assign(&mut self.status, &other.status),
+            ChangesetStateField::Error => wire::assign(&mut self.error, &other.error),
+            ChangesetStateField::Files => wire::assign(&mut self.files, &other.files),
+            ChangesetStateField::Operations => {
+                wire::assign(&mut self.operations, &other.operations)
+            }
         }
     }
 
@@ -21611,13 +21709,13 @@ pub struct ChangesetFile {
 
 impl Clone for ChangesetFile {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            edit: self.edit.clone(),
-            reviewed: self.reviewed.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.edit, &self.edit);
+        out.reviewed = self.reviewed;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21634,6 +21732,7 @@ impl<'de> Deserialize<'de> for ChangesetFile {
 }
 
 impl wire::Blank for ChangesetFile {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -21761,18 +21860,18 @@ pub struct ChangesetOperation {
 
 impl Clone for ChangesetOperation {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            scopes: self.scopes.clone(),
-            confirmation: self.confirmation.clone(),
-            icon: self.icon.clone(),
-            group: self.group.clone(),
-            status: self.status.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.scopes, &self.scopes);
+        wire::assign(&mut out.confirmation, &self.confirmation);
+        wire::assign(&mut out.icon, &self.icon);
+        wire::assign(&mut out.group, &self.group);
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21789,6 +21888,7 @@ impl<'de> Deserialize<'de> for ChangesetOperation {
 }
 
 impl wire::Blank for ChangesetOperation {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -21917,12 +22017,12 @@ pub struct AnnotationsSummary {
 
 impl Clone for AnnotationsSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            annotation_count: self.annotation_count.clone(),
-            entry_count: self.entry_count.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        out.annotation_count = self.annotation_count;
+        out.entry_count = self.entry_count;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22013,10 +22113,10 @@ pub struct AnnotationsState {
 
 impl Clone for AnnotationsState {
     fn clone(&self) -> Self {
-        Self {
-            annotations: self.annotations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22109,7 +22209,9 @@ impl AnnotationsState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: AnnotationsStateField) {
         match field {
-            AnnotationsStateField::Annotations => self.annotations.clone_from(&other.annotations),
+            AnnotationsStateField::Annotations => {
+                wire::assign(&mut self.annotations, &other.annotations)
+            }
         }
     }
 
@@ -22145,12 +22247,12 @@ pub struct AnnotationOrigin {
 
 impl Clone for AnnotationOrigin {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22276,16 +22378,16 @@ pub struct Annotation {
 
 impl Clone for Annotation {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            origin: self.origin.clone(),
-            resource: self.resource.clone(),
-            range: self.range.clone(),
-            resolved: self.resolved.clone(),
-            entries: self.entries.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.range, &self.range);
+        out.resolved = self.resolved;
+        wire::assign(&mut out.entries, &self.entries);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22302,6 +22404,7 @@ impl<'de> Deserialize<'de> for Annotation {
 }
 
 impl wire::Blank for Annotation {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -22408,12 +22511,12 @@ pub struct AnnotationEntry {
 
 impl Clone for AnnotationEntry {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            text: self.text.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.text, &self.text);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22543,12 +22646,12 @@ pub struct TelemetryCapabilities {
 
 impl Clone for TelemetryCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            logs: self.logs.clone(),
-            traces: self.traces.clone(),
-            metrics: self.metrics.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.logs, &self.logs);
+        wire::assign(&mut out.traces, &self.traces);
+        wire::assign(&mut out.metrics, &self.metrics);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22661,13 +22764,13 @@ pub struct ResourceWatchState {
 
 impl Clone for ResourceWatchState {
     fn clone(&self) -> Self {
-        Self {
-            root: self.root.clone(),
-            recursive: self.recursive.clone(),
-            excludes: self.excludes.clone(),
-            includes: self.includes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.root, &self.root);
+        out.recursive = self.recursive;
+        wire::assign(&mut out.excludes, &self.excludes);
+        wire::assign(&mut out.includes, &self.includes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22684,6 +22787,7 @@ impl<'de> Deserialize<'de> for ResourceWatchState {
 }
 
 impl wire::Blank for ResourceWatchState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             root: wire::Blank::blank(),
@@ -22787,10 +22891,10 @@ impl ResourceWatchState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: ResourceWatchStateField) {
         match field {
-            ResourceWatchStateField::Root => self.root.clone_from(&other.root),
-            ResourceWatchStateField::Recursive => self.recursive.clone_from(&other.recursive),
-            ResourceWatchStateField::Excludes => self.excludes.clone_from(&other.excludes),
-            ResourceWatchStateField::Includes => self.includes.clone_from(&other.includes),
+            ResourceWatchStateField::Root => wire::assign(&mut self.root, &other.root),
+            ResourceWatchStateField::Recursive => self.recursive = other.recursive,
+            ResourceWatchStateField::Excludes => wire::assign(&mut self.excludes, &other.excludes),
+            ResourceWatchStateField::Includes => wire::assign(&mut self.includes, &other.includes),
         }
     }
 
@@ -22837,11 +22941,11 @@ pub struct ResourceChange {
 
 impl Clone for ResourceChange {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            r#type: self.r#type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22929,11 +23033,11 @@ pub struct AutomationSessionOrigin {
 
 impl Clone for AutomationSessionOrigin {
     fn clone(&self) -> Self {
-        Self {
-            automation: self.automation.clone(),
-            run: self.run.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.run, &self.run);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23040,11 +23144,11 @@ pub struct AutomationSchedule {
 
 impl Clone for AutomationSchedule {
     fn clone(&self) -> Self {
-        Self {
-            expression: self.expression.clone(),
-            time_zone: self.time_zone.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.expression, &self.expression);
+        wire::assign(&mut out.time_zone, &self.time_zone);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23138,12 +23242,12 @@ pub struct AutomationScheduleTrigger {
 
 impl Clone for AutomationScheduleTrigger {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            schedule: self.schedule.clone(),
-            misfire_policy: self.misfire_policy.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.schedule, &self.schedule);
+        wire::assign(&mut out.misfire_policy, &self.misfire_policy);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23261,15 +23365,15 @@ pub struct AutomationEventTrigger {
 
 impl Clone for AutomationEventTrigger {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            r#type: self.r#type.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            events: self.events.clone(),
-            config: self.config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.events, &self.events);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23286,6 +23390,7 @@ impl<'de> Deserialize<'de> for AutomationEventTrigger {
 }
 
 impl wire::Blank for AutomationEventTrigger {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -23385,12 +23490,12 @@ pub struct AutomationTriggerEventDefinition {
 
 impl Clone for AutomationTriggerEventDefinition {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23502,14 +23607,14 @@ pub struct AutomationTriggerDefinition {
 
 impl Clone for AutomationTriggerDefinition {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            events: self.events.clone(),
-            config_schema: self.config_schema.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.events, &self.events);
+        wire::assign(&mut out.config_schema, &self.config_schema);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23526,6 +23631,7 @@ impl<'de> Deserialize<'de> for AutomationTriggerDefinition {
 }
 
 impl wire::Blank for AutomationTriggerDefinition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -23665,15 +23771,15 @@ pub struct AutomationSessionTemplate {
 
 impl Clone for AutomationSessionTemplate {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            model: self.model.clone(),
-            agent: self.agent.clone(),
-            working_directories: self.working_directories.clone(),
-            config: self.config.clone(),
-            customizations: self.customizations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.model, &self.model);
+        wire::assign(&mut out.agent, &self.agent);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23690,6 +23796,7 @@ impl<'de> Deserialize<'de> for AutomationSessionTemplate {
 }
 
 impl wire::Blank for AutomationSessionTemplate {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -23836,16 +23943,16 @@ pub struct AutomationDefinition {
 
 impl Clone for AutomationDefinition {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            message: self.message.clone(),
-            session: self.session.clone(),
-            enabled: self.enabled.clone(),
-            triggers: self.triggers.clone(),
-            disable_conditions: self.disable_conditions.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.session, &self.session);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.triggers, &self.triggers);
+        wire::assign(&mut out.disable_conditions, &self.disable_conditions);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23862,6 +23969,7 @@ impl<'de> Deserialize<'de> for AutomationDefinition {
 }
 
 impl wire::Blank for AutomationDefinition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             title: wire::Blank::blank(),
@@ -23995,16 +24103,16 @@ pub struct AutomationDefinitionPatch {
 
 impl Clone for AutomationDefinitionPatch {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            message: self.message.clone(),
-            session: self.session.clone(),
-            enabled: self.enabled.clone(),
-            triggers: self.triggers.clone(),
-            disable_conditions: self.disable_conditions.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.session, &self.session);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.triggers, &self.triggers);
+        wire::assign(&mut out.disable_conditions, &self.disable_conditions);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24021,6 +24129,7 @@ impl<'de> Deserialize<'de> for AutomationDefinitionPatch {
 }
 
 impl wire::Blank for AutomationDefinitionPatch {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             title: wire::Blank::blank(),
@@ -24132,10 +24241,10 @@ pub struct AutomationAfterRunsCondition {
 
 impl Clone for AutomationAfterRunsCondition {
     fn clone(&self) -> Self {
-        Self {
-            max: self.max.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.max = self.max;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24212,10 +24321,10 @@ pub struct AutomationAfterDateCondition {
 
 impl Clone for AutomationAfterDateCondition {
     fn clone(&self) -> Self {
-        Self {
-            date: self.date.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.date, &self.date);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24358,20 +24467,20 @@ pub struct AutomationEntry {
 
 impl Clone for AutomationEntry {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            definition: self.definition.clone(),
-            next_run_at: self.next_run_at.clone(),
-            run_count: self.run_count.clone(),
-            runs: self.runs.clone(),
-            runs_next_cursor: self.runs_next_cursor.clone(),
-            operations: self.operations.clone(),
-            customizations: self.customizations.clone(),
-            created_at: self.created_at.clone(),
-            modified_at: self.modified_at.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.definition, &self.definition);
+        wire::assign(&mut out.next_run_at, &self.next_run_at);
+        out.run_count = self.run_count;
+        wire::assign(&mut out.runs, &self.runs);
+        wire::assign(&mut out.runs_next_cursor, &self.runs_next_cursor);
+        wire::assign(&mut out.operations, &self.operations);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24388,6 +24497,7 @@ impl<'de> Deserialize<'de> for AutomationEntry {
 }
 
 impl wire::Blank for AutomationEntry {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -24524,11 +24634,11 @@ pub struct AutomationState {
 
 impl Clone for AutomationState {
     fn clone(&self) -> Self {
-        Self {
-            entries: self.entries.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.entries, &self.entries);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24629,8 +24739,8 @@ impl AutomationState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: AutomationStateField) {
         match field {
-            AutomationStateField::Entries => self.entries.clone_from(&other.entries),
-            AutomationStateField::Meta => self.meta.clone_from(&other.meta),
+            AutomationStateField::Entries => wire::assign(&mut self.entries, &other.entries),
+            AutomationStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -24662,9 +24772,9 @@ pub struct AutomationManualRunOrigin {
 
 impl Clone for AutomationManualRunOrigin {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24754,13 +24864,13 @@ pub struct AutomationTriggeredRunOrigin {
 
 impl Clone for AutomationTriggeredRunOrigin {
     fn clone(&self) -> Self {
-        Self {
-            trigger_id: self.trigger_id.clone(),
-            scheduled_for: self.scheduled_for.clone(),
-            catch_up: self.catch_up.clone(),
-            event: self.event.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.trigger_id, &self.trigger_id);
+        wire::assign(&mut out.scheduled_for, &self.scheduled_for);
+        out.catch_up = self.catch_up;
+        wire::assign(&mut out.event, &self.event);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24777,6 +24887,7 @@ impl<'de> Deserialize<'de> for AutomationTriggeredRunOrigin {
 }
 
 impl wire::Blank for AutomationTriggeredRunOrigin {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             trigger_id: wire::Blank::blank(),
@@ -24860,10 +24971,10 @@ pub struct AutomationPendingRunLifecycle {
 
 impl Clone for AutomationPendingRunLifecycle {
     fn clone(&self) -> Self {
-        Self {
-            created_at: self.created_at.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24947,11 +25058,11 @@ pub struct AutomationRunningRunLifecycle {
 
 impl Clone for AutomationRunningRunLifecycle {
     fn clone(&self) -> Self {
-        Self {
-            created_at: self.created_at.clone(),
-            started_at: self.started_at.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25041,13 +25152,13 @@ pub struct AutomationCompletedRunLifecycle {
 
 impl Clone for AutomationCompletedRunLifecycle {
     fn clone(&self) -> Self {
-        Self {
-            created_at: self.created_at.clone(),
-            started_at: self.started_at.clone(),
-            completed_at: self.completed_at.clone(),
-            usage: self.usage.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.completed_at, &self.completed_at);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25064,6 +25175,7 @@ impl<'de> Deserialize<'de> for AutomationCompletedRunLifecycle {
 }
 
 impl wire::Blank for AutomationCompletedRunLifecycle {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             created_at: wire::Blank::blank(),
@@ -25155,13 +25267,13 @@ pub struct AutomationFailedRunLifecycle {
 
 impl Clone for AutomationFailedRunLifecycle {
     fn clone(&self) -> Self {
-        Self {
-            created_at: self.created_at.clone(),
-            started_at: self.started_at.clone(),
-            completed_at: self.completed_at.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.completed_at, &self.completed_at);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25178,6 +25290,7 @@ impl<'de> Deserialize<'de> for AutomationFailedRunLifecycle {
 }
 
 impl wire::Blank for AutomationFailedRunLifecycle {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             created_at: wire::Blank::blank(),
@@ -25266,12 +25379,12 @@ pub struct AutomationCancelledRunLifecycle {
 
 impl Clone for AutomationCancelledRunLifecycle {
     fn clone(&self) -> Self {
-        Self {
-            created_at: self.created_at.clone(),
-            started_at: self.started_at.clone(),
-            completed_at: self.completed_at.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.completed_at, &self.completed_at);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25388,16 +25501,16 @@ pub struct AutomationRunSummary {
 
 impl Clone for AutomationRunSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            automation: self.automation.clone(),
-            origin: self.origin.clone(),
-            lifecycle: self.lifecycle.clone(),
-            primary_session: self.primary_session.clone(),
-            session_count: self.session_count.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.primary_session, &self.primary_session);
+        out.session_count = self.session_count;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25414,6 +25527,7 @@ impl<'de> Deserialize<'de> for AutomationRunSummary {
 }
 
 impl wire::Blank for AutomationRunSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -25544,16 +25658,16 @@ pub struct AutomationRunState {
 
 impl Clone for AutomationRunState {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            automation: self.automation.clone(),
-            origin: self.origin.clone(),
-            lifecycle: self.lifecycle.clone(),
-            sessions: self.sessions.clone(),
-            primary_session: self.primary_session.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.sessions, &self.sessions);
+        wire::assign(&mut out.primary_session, &self.primary_session);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25570,6 +25684,7 @@ impl<'de> Deserialize<'de> for AutomationRunState {
 }
 
 impl wire::Blank for AutomationRunState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -25707,15 +25822,19 @@ impl AutomationRunState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: AutomationRunStateField) {
         match field {
-            AutomationRunStateField::Resource => self.resource.clone_from(&other.resource),
-            AutomationRunStateField::Automation => self.automation.clone_from(&other.automation),
-            AutomationRunStateField::Origin => self.origin.clone_from(&other.origin),
-            AutomationRunStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
-            AutomationRunStateField::Sessions => self.sessions.clone_from(&other.sessions),
-            AutomationRunStateField::PrimarySession => {
-                self.primary_session.clone_from(&other.primary_session)
+            AutomationRunStateField::Resource => wire::assign(&mut self.resource, &other.resource),
+            AutomationRunStateField::Automation => {
+                wire::assign(&mut self.automation, &other.automation)
             }
-            AutomationRunStateField::Meta => self.meta.clone_from(&other.meta),
+            AutomationRunStateField::Origin => wire::assign(&mut self.origin, &other.origin),
+            AutomationRunStateField::Lifecycle => {
+                wire::assign(&mut self.lifecycle, &other.lifecycle)
+            }
+            AutomationRunStateField::Sessions => wire::assign(&mut self.sessions, &other.sessions),
+            AutomationRunStateField::PrimarySession => {
+                wire::assign(&mut self.primary_session, &other.primary_session)
+            }
+            AutomationRunStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -25857,10 +25976,10 @@ pub struct CustomizationEnablementGlobal {
 
 impl Clone for CustomizationEnablementGlobal {
     fn clone(&self) -> Self {
-        Self {
-            enabled: self.enabled.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.enabled = self.enabled;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25937,11 +26056,11 @@ pub struct CustomizationEnablementWorkspace {
 
 impl Clone for CustomizationEnablementWorkspace {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            enabled: self.enabled.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26020,10 +26139,10 @@ pub struct CustomizationEnablementSession {
 
 impl Clone for CustomizationEnablementSession {
     fn clone(&self) -> Self {
-        Self {
-            enabled: self.enabled.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.enabled = self.enabled;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26237,9 +26356,9 @@ pub struct ChatOriginUser {
 
 impl Clone for ChatOriginUser {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26315,11 +26434,11 @@ pub struct ChatOriginFork {
 
 impl Clone for ChatOriginFork {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26406,12 +26525,12 @@ pub struct ChatOriginSideChat {
 
 impl Clone for ChatOriginSideChat {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            selection: self.selection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.selection, &self.selection);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26501,11 +26620,11 @@ pub struct ChatOriginTool {
 
 impl Clone for ChatOriginTool {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29422,11 +29541,11 @@ pub struct ActionOrigin {
 
 impl Clone for ActionOrigin {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            client_seq: self.client_seq.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        out.client_seq = self.client_seq;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29525,14 +29644,14 @@ pub struct ActionEnvelope {
 
 impl Clone for ActionEnvelope {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            action: self.action.clone(),
-            server_seq: self.server_seq.clone(),
-            origin: self.origin.clone(),
-            rejection_reason: self.rejection_reason.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.action, &self.action);
+        out.server_seq = self.server_seq;
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.rejection_reason, &self.rejection_reason);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29549,6 +29668,7 @@ impl<'de> Deserialize<'de> for ActionEnvelope {
 }
 
 impl wire::Blank for ActionEnvelope {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -29640,10 +29760,10 @@ pub struct RootAgentsChangedAction {
 
 impl Clone for RootAgentsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            agents: self.agents.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.agents, &self.agents);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29720,10 +29840,10 @@ pub struct RootActiveSessionsChangedAction {
 
 impl Clone for RootActiveSessionsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            active_sessions: self.active_sessions.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.active_sessions = self.active_sessions;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29806,11 +29926,11 @@ pub struct RootConfigChangedAction {
 
 impl Clone for RootConfigChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            config: self.config.clone(),
-            replace: self.replace.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.config, &self.config);
+        out.replace = self.replace;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29890,9 +30010,9 @@ pub struct SessionReadyAction {
 
 impl Clone for SessionReadyAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29965,10 +30085,10 @@ pub struct SessionCreationFailedAction {
 
 impl Clone for SessionCreationFailedAction {
     fn clone(&self) -> Self {
-        Self {
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30049,10 +30169,10 @@ pub struct SessionChatAddedAction {
 
 impl Clone for SessionChatAddedAction {
     fn clone(&self) -> Self {
-        Self {
-            summary: self.summary.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.summary, &self.summary);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30131,10 +30251,10 @@ pub struct SessionChatRemovedAction {
 
 impl Clone for SessionChatRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30227,11 +30347,11 @@ pub struct SessionChatUpdatedAction {
 
 impl Clone for SessionChatUpdatedAction {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30318,10 +30438,10 @@ pub struct SessionChatsReorderedAction {
 
 impl Clone for SessionChatsReorderedAction {
     fn clone(&self) -> Self {
-        Self {
-            chats: self.chats.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chats, &self.chats);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30402,10 +30522,10 @@ pub struct SessionDefaultChatChangedAction {
 
 impl Clone for SessionDefaultChatChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            default_chat: self.default_chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.default_chat, &self.default_chat);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30508,14 +30628,14 @@ pub struct ChatTurnStartedAction {
 
 impl Clone for ChatTurnStartedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            started_at: self.started_at.clone(),
-            message: self.message.clone(),
-            queued_message_id: self.queued_message_id.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.queued_message_id, &self.queued_message_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30532,6 +30652,7 @@ impl<'de> Deserialize<'de> for ChatTurnStartedAction {
 }
 
 impl wire::Blank for ChatTurnStartedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -30635,13 +30756,13 @@ pub struct ChatDeltaAction {
 
 impl Clone for ChatDeltaAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            part_id: self.part_id.clone(),
-            content: self.content.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.part_id, &self.part_id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30658,6 +30779,7 @@ impl<'de> Deserialize<'de> for ChatDeltaAction {
 }
 
 impl wire::Blank for ChatDeltaAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -30752,12 +30874,12 @@ pub struct ChatResponsePartAction {
 
 impl Clone for ChatResponsePartAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            part: self.part.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.part, &self.part);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30878,16 +31000,16 @@ pub struct ChatToolCallStartAction {
 
 impl Clone for ChatToolCallStartAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30904,6 +31026,7 @@ impl<'de> Deserialize<'de> for ChatToolCallStartAction {
 }
 
 impl wire::Blank for ChatToolCallStartAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31028,14 +31151,14 @@ pub struct ChatToolCallDeltaAction {
 
 impl Clone for ChatToolCallDeltaAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            content: self.content.clone(),
-            invocation_message: self.invocation_message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31052,6 +31175,7 @@ impl<'de> Deserialize<'de> for ChatToolCallDeltaAction {
 }
 
 impl wire::Blank for ChatToolCallDeltaAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31215,22 +31339,22 @@ pub struct ChatToolCallReadyAction {
 
 impl Clone for ChatToolCallReadyAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            contributor: self.contributor.clone(),
-            intention: self.intention.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmation_title: self.confirmation_title.clone(),
-            risk_assessment: self.risk_assessment.clone(),
-            edits: self.edits.clone(),
-            editable: self.editable.clone(),
-            confirmed: self.confirmed.clone(),
-            options: self.options.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmation_title, &self.confirmation_title);
+        wire::assign(&mut out.risk_assessment, &self.risk_assessment);
+        wire::assign(&mut out.edits, &self.edits);
+        out.editable = self.editable;
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.options, &self.options);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31247,6 +31371,7 @@ impl<'de> Deserialize<'de> for ChatToolCallReadyAction {
 }
 
 impl wire::Blank for ChatToolCallReadyAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31435,19 +31560,19 @@ pub struct ChatToolCallConfirmedAction {
 
 impl Clone for ChatToolCallConfirmedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            approved: self.approved.clone(),
-            confirmed: self.confirmed.clone(),
-            reason: self.reason.clone(),
-            edited_tool_input: self.edited_tool_input.clone(),
-            user_suggestion: self.user_suggestion.clone(),
-            reason_message: self.reason_message.clone(),
-            selected_option_id: self.selected_option_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        out.approved = self.approved;
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.edited_tool_input, &self.edited_tool_input);
+        wire::assign(&mut out.user_suggestion, &self.user_suggestion);
+        wire::assign(&mut out.reason_message, &self.reason_message);
+        wire::assign(&mut out.selected_option_id, &self.selected_option_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31464,6 +31589,7 @@ impl<'de> Deserialize<'de> for ChatToolCallConfirmedAction {
 }
 
 impl wire::Blank for ChatToolCallConfirmedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31637,14 +31763,14 @@ pub struct ChatToolCallCompleteAction {
 
 impl Clone for ChatToolCallCompleteAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            result: self.result.clone(),
-            requires_result_confirmation: self.requires_result_confirmation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.result, &self.result);
+        out.requires_result_confirmation = self.requires_result_confirmation;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31661,6 +31787,7 @@ impl<'de> Deserialize<'de> for ChatToolCallCompleteAction {
 }
 
 impl wire::Blank for ChatToolCallCompleteAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31768,13 +31895,13 @@ pub struct ChatToolCallResultConfirmedAction {
 
 impl Clone for ChatToolCallResultConfirmedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            approved: self.approved.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        out.approved = self.approved;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31791,6 +31918,7 @@ impl<'de> Deserialize<'de> for ChatToolCallResultConfirmedAction {
 }
 
 impl wire::Blank for ChatToolCallResultConfirmedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31894,13 +32022,13 @@ pub struct ChatToolCallContentChangedAction {
 
 impl Clone for ChatToolCallContentChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31917,6 +32045,7 @@ impl<'de> Deserialize<'de> for ChatToolCallContentChangedAction {
 }
 
 impl wire::Blank for ChatToolCallContentChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32022,13 +32151,13 @@ pub struct ChatToolCallAuthRequiredAction {
 
 impl Clone for ChatToolCallAuthRequiredAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            auth: self.auth.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.auth, &self.auth);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32045,6 +32174,7 @@ impl<'de> Deserialize<'de> for ChatToolCallAuthRequiredAction {
 }
 
 impl wire::Blank for ChatToolCallAuthRequiredAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32141,12 +32271,12 @@ pub struct ChatToolCallAuthResolvedAction {
 
 impl Clone for ChatToolCallAuthResolvedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32248,12 +32378,12 @@ pub struct ChatTurnCompleteAction {
 
 impl Clone for ChatTurnCompleteAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            duration: self.duration.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        out.duration = self.duration;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32355,12 +32485,12 @@ pub struct ChatTurnCancelledAction {
 
 impl Clone for ChatTurnCancelledAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            duration: self.duration.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        out.duration = self.duration;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32466,13 +32596,13 @@ pub struct ChatErrorAction {
 
 impl Clone for ChatErrorAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            duration: self.duration.clone(),
-            part: self.part.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        out.duration = self.duration;
+        wire::assign(&mut out.part, &self.part);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32489,6 +32619,7 @@ impl<'de> Deserialize<'de> for ChatErrorAction {
 }
 
 impl wire::Blank for ChatErrorAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32573,10 +32704,10 @@ pub struct ChatTurnResumeAction {
 
 impl Clone for ChatTurnResumeAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32659,10 +32790,10 @@ pub struct ChatActivityChangedAction {
 
 impl Clone for ChatActivityChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            activity: self.activity.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32742,10 +32873,10 @@ pub struct ChatBackgroundWorkSetAction {
 
 impl Clone for ChatBackgroundWorkSetAction {
     fn clone(&self) -> Self {
-        Self {
-            work: self.work.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.work, &self.work);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32822,10 +32953,10 @@ pub struct ChatBackgroundWorkRemovedAction {
 
 impl Clone for ChatBackgroundWorkRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32908,10 +33039,10 @@ pub struct ChatMovableChangedAction {
 
 impl Clone for ChatMovableChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            movable: self.movable.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.movable = self.movable;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33000,10 +33131,10 @@ pub struct ChatChangesetsChangedAction {
 
 impl Clone for ChatChangesetsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            changesets: self.changesets.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.changesets, &self.changesets);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33085,10 +33216,10 @@ pub struct ChatCanvasesChangedAction {
 
 impl Clone for ChatCanvasesChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            canvases: self.canvases.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.canvases, &self.canvases);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33171,10 +33302,10 @@ pub struct CanvasStateChangedAction {
 
 impl Clone for CanvasStateChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            canvas: self.canvas.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.canvas, &self.canvas);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33252,10 +33383,10 @@ pub struct SessionTitleChangedAction {
 
 impl Clone for SessionTitleChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33344,12 +33475,12 @@ pub struct ChatUsageAction {
 
 impl Clone for ChatUsageAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            usage: self.usage.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33454,13 +33585,13 @@ pub struct ChatReasoningAction {
 
 impl Clone for ChatReasoningAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            part_id: self.part_id.clone(),
-            content: self.content.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.part_id, &self.part_id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33477,6 +33608,7 @@ impl<'de> Deserialize<'de> for ChatReasoningAction {
 }
 
 impl wire::Blank for ChatReasoningAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -33559,10 +33691,10 @@ pub struct SessionIsReadChangedAction {
 
 impl Clone for SessionIsReadChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            is_read: self.is_read.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.is_read = self.is_read;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33642,10 +33774,10 @@ pub struct SessionIsArchivedChangedAction {
 
 impl Clone for SessionIsArchivedChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            is_archived: self.is_archived.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.is_archived = self.is_archived;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33725,10 +33857,10 @@ pub struct SessionActivityChangedAction {
 
 impl Clone for SessionActivityChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            activity: self.activity.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33820,10 +33952,10 @@ pub struct SessionChangesetsChangedAction {
 
 impl Clone for SessionChangesetsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            changesets: self.changesets.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.changesets, &self.changesets);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33904,10 +34036,10 @@ pub struct SessionServerToolsChangedAction {
 
 impl Clone for SessionServerToolsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            tools: self.tools.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tools, &self.tools);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33994,10 +34126,10 @@ pub struct SessionActiveClientSetAction {
 
 impl Clone for SessionActiveClientSetAction {
     fn clone(&self) -> Self {
-        Self {
-            active_client: self.active_client.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.active_client, &self.active_client);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34088,10 +34220,10 @@ pub struct SessionActiveClientRemovedAction {
 
 impl Clone for SessionActiveClientRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34174,10 +34306,10 @@ pub struct SessionWorkingDirectorySetAction {
 
 impl Clone for SessionWorkingDirectorySetAction {
     fn clone(&self) -> Self {
-        Self {
-            directory: self.directory.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.directory, &self.directory);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34265,10 +34397,10 @@ pub struct SessionWorkingDirectoryRemovedAction {
 
 impl Clone for SessionWorkingDirectoryRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            directory: self.directory.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.directory, &self.directory);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34364,11 +34496,11 @@ pub struct SessionWorkingDirectoryReplacedAction {
 
 impl Clone for SessionWorkingDirectoryReplacedAction {
     fn clone(&self) -> Self {
-        Self {
-            directory: self.directory.clone(),
-            replacement: self.replacement.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.directory, &self.directory);
+        wire::assign(&mut out.replacement, &self.replacement);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34457,10 +34589,10 @@ pub struct ChatWorkingDirectorySetAction {
 
 impl Clone for ChatWorkingDirectorySetAction {
     fn clone(&self) -> Self {
-        Self {
-            directory: self.directory.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.directory, &self.directory);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34542,10 +34674,10 @@ pub struct ChatWorkingDirectoryRemovedAction {
 
 impl Clone for ChatWorkingDirectoryRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            directory: self.directory.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.directory, &self.directory);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34633,10 +34765,10 @@ pub struct SessionInputNeededSetAction {
 
 impl Clone for SessionInputNeededSetAction {
     fn clone(&self) -> Self {
-        Self {
-            request: self.request.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34720,10 +34852,10 @@ pub struct SessionInputNeededRemovedAction {
 
 impl Clone for SessionInputNeededRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34814,12 +34946,12 @@ pub struct ChatPendingMessageSetAction {
 
 impl Clone for ChatPendingMessageSetAction {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            id: self.id.clone(),
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34911,11 +35043,11 @@ pub struct ChatPendingMessageRemovedAction {
 
 impl Clone for ChatPendingMessageRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35002,10 +35134,10 @@ pub struct ChatQueuedMessagesReorderedAction {
 
 impl Clone for ChatQueuedMessagesReorderedAction {
     fn clone(&self) -> Self {
-        Self {
-            order: self.order.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.order, &self.order);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35092,10 +35224,10 @@ pub struct ChatDraftChangedAction {
 
 impl Clone for ChatDraftChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            draft: self.draft.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.draft, &self.draft);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35182,10 +35314,10 @@ pub struct ChatIsReadChangedAction {
 
 impl Clone for ChatIsReadChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            is_read: self.is_read.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.is_read = self.is_read;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35266,10 +35398,10 @@ pub struct ChatIsArchivedChangedAction {
 
 impl Clone for ChatIsArchivedChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            is_archived: self.is_archived.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.is_archived = self.is_archived;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35350,10 +35482,10 @@ pub struct ChatInputRequestedAction {
 
 impl Clone for ChatInputRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            request: self.request.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35438,12 +35570,12 @@ pub struct ChatInputAnswerChangedAction {
 
 impl Clone for ChatInputAnswerChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            request_id: self.request_id.clone(),
-            question_id: self.question_id.clone(),
-            answer: self.answer.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request_id, &self.request_id);
+        wire::assign(&mut out.question_id, &self.question_id);
+        wire::assign(&mut out.answer, &self.answer);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35550,12 +35682,12 @@ pub struct ChatInputCompletedAction {
 
 impl Clone for ChatInputCompletedAction {
     fn clone(&self) -> Self {
-        Self {
-            request_id: self.request_id.clone(),
-            response: self.response.clone(),
-            answers: self.answers.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request_id, &self.request_id);
+        wire::assign(&mut out.response, &self.response);
+        wire::assign(&mut out.answers, &self.answers);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35645,10 +35777,10 @@ pub struct SessionCustomizationsChangedAction {
 
 impl Clone for SessionCustomizationsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            customizations: self.customizations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35741,11 +35873,11 @@ pub struct SessionCustomizationToggledAction {
 
 impl Clone for SessionCustomizationToggledAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            enablement: self.enablement.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.enablement, &self.enablement);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35833,10 +35965,10 @@ pub struct SessionCustomizationUpdatedAction {
 
 impl Clone for SessionCustomizationUpdatedAction {
     fn clone(&self) -> Self {
-        Self {
-            customization: self.customization.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.customization, &self.customization);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35917,10 +36049,10 @@ pub struct SessionCustomizationRemovedAction {
 
 impl Clone for SessionCustomizationRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36024,12 +36156,12 @@ pub struct SessionMcpServerStateChangedAction {
 
 impl Clone for SessionMcpServerStateChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            state: self.state.clone(),
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.state, &self.state);
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36127,10 +36259,10 @@ pub struct SessionMcpServerStartRequestedAction {
 
 impl Clone for SessionMcpServerStartRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36222,10 +36354,10 @@ pub struct SessionMcpServerStopRequestedAction {
 
 impl Clone for SessionMcpServerStopRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36319,10 +36451,10 @@ pub struct SessionMcpServerBackgroundRequestedAction {
 
 impl Clone for SessionMcpServerBackgroundRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36407,10 +36539,10 @@ pub struct ChatTruncatedAction {
 
 impl Clone for ChatTruncatedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36502,11 +36634,11 @@ pub struct ChatTurnsLoadedAction {
 
 impl Clone for ChatTurnsLoadedAction {
     fn clone(&self) -> Self {
-        Self {
-            turns: self.turns.clone(),
-            turns_next_cursor: self.turns_next_cursor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turns, &self.turns);
+        wire::assign(&mut out.turns_next_cursor, &self.turns_next_cursor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36596,11 +36728,11 @@ pub struct SessionConfigChangedAction {
 
 impl Clone for SessionConfigChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            config: self.config.clone(),
-            replace: self.replace.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.config, &self.config);
+        out.replace = self.replace;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36685,10 +36817,10 @@ pub struct SessionMetaChangedAction {
 
 impl Clone for SessionMetaChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36773,11 +36905,11 @@ pub struct ChangesetStatusChangedAction {
 
 impl Clone for ChangesetStatusChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            status: self.status.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36861,10 +36993,10 @@ pub struct ChangesetFileSetAction {
 
 impl Clone for ChangesetFileSetAction {
     fn clone(&self) -> Self {
-        Self {
-            file: self.file.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.file, &self.file);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36944,10 +37076,10 @@ pub struct ChangesetFileRemovedAction {
 
 impl Clone for ChangesetFileRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            file_id: self.file_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.file_id, &self.file_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37047,11 +37179,11 @@ pub struct ChangesetFilesReviewChangedAction {
 
 impl Clone for ChangesetFilesReviewChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            files: self.files.clone(),
-            reviewed: self.reviewed.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.files, &self.files);
+        out.reviewed = self.reviewed;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37145,11 +37277,11 @@ pub struct ChangesetContentChangedAction {
 
 impl Clone for ChangesetContentChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            files: self.files.clone(),
-            operations: self.operations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.files, &self.files);
+        wire::assign(&mut out.operations, &self.operations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37238,10 +37370,10 @@ pub struct ChangesetOperationsChangedAction {
 
 impl Clone for ChangesetOperationsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            operations: self.operations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.operations, &self.operations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37335,12 +37467,12 @@ pub struct ChangesetOperationStatusChangedAction {
 
 impl Clone for ChangesetOperationStatusChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            operation_id: self.operation_id.clone(),
-            status: self.status.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.operation_id, &self.operation_id);
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37437,9 +37569,9 @@ pub struct ChangesetClearedAction {
 
 impl Clone for ChangesetClearedAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37523,10 +37655,10 @@ pub struct AnnotationsSetAction {
 
 impl Clone for AnnotationsSetAction {
     fn clone(&self) -> Self {
-        Self {
-            annotation: self.annotation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotation, &self.annotation);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37635,14 +37767,14 @@ pub struct AnnotationsUpdatedAction {
 
 impl Clone for AnnotationsUpdatedAction {
     fn clone(&self) -> Self {
-        Self {
-            annotation_id: self.annotation_id.clone(),
-            origin: self.origin.clone(),
-            resource: self.resource.clone(),
-            range: self.range.clone(),
-            resolved: self.resolved.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotation_id, &self.annotation_id);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.range, &self.range);
+        out.resolved = self.resolved;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37659,6 +37791,7 @@ impl<'de> Deserialize<'de> for AnnotationsUpdatedAction {
 }
 
 impl wire::Blank for AnnotationsUpdatedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             annotation_id: wire::Blank::blank(),
@@ -37753,10 +37886,10 @@ pub struct AnnotationsRemovedAction {
 
 impl Clone for AnnotationsRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            annotation_id: self.annotation_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotation_id, &self.annotation_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37840,11 +37973,11 @@ pub struct AnnotationsEntrySetAction {
 
 impl Clone for AnnotationsEntrySetAction {
     fn clone(&self) -> Self {
-        Self {
-            annotation_id: self.annotation_id.clone(),
-            entry: self.entry.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotation_id, &self.annotation_id);
+        wire::assign(&mut out.entry, &self.entry);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37934,11 +38067,11 @@ pub struct AnnotationsEntryRemovedAction {
 
 impl Clone for AnnotationsEntryRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            annotation_id: self.annotation_id.clone(),
-            entry_id: self.entry_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotation_id, &self.annotation_id);
+        wire::assign(&mut out.entry_id, &self.entry_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38022,10 +38155,10 @@ pub struct RootTerminalsChangedAction {
 
 impl Clone for RootTerminalsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            terminals: self.terminals.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.terminals, &self.terminals);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38111,10 +38244,10 @@ pub struct TerminalDataAction {
 
 impl Clone for TerminalDataAction {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38197,10 +38330,10 @@ pub struct TerminalInputAction {
 
 impl Clone for TerminalInputAction {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38283,11 +38416,11 @@ pub struct TerminalResizedAction {
 
 impl Clone for TerminalResizedAction {
     fn clone(&self) -> Self {
-        Self {
-            cols: self.cols.clone(),
-            rows: self.rows.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.cols = self.cols;
+        out.rows = self.rows;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38371,10 +38504,10 @@ pub struct TerminalClaimedAction {
 
 impl Clone for TerminalClaimedAction {
     fn clone(&self) -> Self {
-        Self {
-            claim: self.claim.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.claim, &self.claim);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38454,10 +38587,10 @@ pub struct TerminalTitleChangedAction {
 
 impl Clone for TerminalTitleChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38534,10 +38667,10 @@ pub struct TerminalCwdChangedAction {
 
 impl Clone for TerminalCwdChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            cwd: self.cwd.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.cwd, &self.cwd);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38614,10 +38747,10 @@ pub struct TerminalExitedAction {
 
 impl Clone for TerminalExitedAction {
     fn clone(&self) -> Self {
-        Self {
-            exit_code: self.exit_code.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.exit_code = self.exit_code;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38693,9 +38826,9 @@ pub struct TerminalClearedAction {
 
 impl Clone for TerminalClearedAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38770,9 +38903,9 @@ pub struct TerminalCommandDetectionAvailableAction {
 
 impl Clone for TerminalCommandDetectionAvailableAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38855,12 +38988,12 @@ pub struct TerminalCommandExecutedAction {
 
 impl Clone for TerminalCommandExecutedAction {
     fn clone(&self) -> Self {
-        Self {
-            command_id: self.command_id.clone(),
-            command_line: self.command_line.clone(),
-            timestamp: self.timestamp.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.command_id, &self.command_id);
+        wire::assign(&mut out.command_line, &self.command_line);
+        out.timestamp = self.timestamp;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38965,12 +39098,12 @@ pub struct TerminalCommandFinishedAction {
 
 impl Clone for TerminalCommandFinishedAction {
     fn clone(&self) -> Self {
-        Self {
-            command_id: self.command_id.clone(),
-            exit_code: self.exit_code.clone(),
-            duration_ms: self.duration_ms.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.command_id, &self.command_id);
+        out.exit_code = self.exit_code;
+        out.duration_ms = self.duration_ms;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39070,10 +39203,10 @@ pub struct ResourceWatchChangedAction {
 
 impl Clone for ResourceWatchChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39166,11 +39299,11 @@ pub struct AutomationCreateRequestedAction {
 
 impl Clone for AutomationCreateRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            definition: self.definition.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.definition, &self.definition);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39266,11 +39399,11 @@ pub struct AutomationUpdateRequestedAction {
 
 impl Clone for AutomationUpdateRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39355,10 +39488,10 @@ pub struct AutomationSetAction {
 
 impl Clone for AutomationSetAction {
     fn clone(&self) -> Self {
-        Self {
-            automation: self.automation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39442,10 +39575,10 @@ pub struct AutomationRemovedAction {
 
 impl Clone for AutomationRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39524,10 +39657,10 @@ pub struct AutomationRunLifecycleChangedAction {
 
 impl Clone for AutomationRunLifecycleChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            lifecycle: self.lifecycle.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39606,10 +39739,10 @@ pub struct AutomationRunSessionSetAction {
 
 impl Clone for AutomationRunSessionSetAction {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39689,10 +39822,10 @@ pub struct AutomationRunSessionRemovedAction {
 
 impl Clone for AutomationRunSessionRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39773,10 +39906,10 @@ pub struct AutomationRunPrimarySessionChangedAction {
 
 impl Clone for AutomationRunPrimarySessionChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            primary_session: self.primary_session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.primary_session, &self.primary_session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39862,9 +39995,9 @@ pub struct AutomationRunCancelRequestedAction {
 
 impl Clone for AutomationRunCancelRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39986,19 +40119,19 @@ pub struct PartialChatSummary {
 
 impl Clone for PartialChatSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            modified_at: self.modified_at.clone(),
-            changes: self.changes.clone(),
-            origin: self.origin.clone(),
-            movable: self.movable.clone(),
-            interactivity: self.interactivity.clone(),
-            working_directories: self.working_directories.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.origin, &self.origin);
+        out.movable = self.movable;
+        wire::assign(&mut out.interactivity, &self.interactivity);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -40015,6 +40148,7 @@ impl<'de> Deserialize<'de> for PartialChatSummary {
 }
 
 impl wire::Blank for PartialChatSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -41957,17 +42091,17 @@ pub struct InitializeParams {
 
 impl Clone for InitializeParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            protocol_versions: self.protocol_versions.clone(),
-            client_id: self.client_id.clone(),
-            client_info: self.client_info.clone(),
-            initial_subscriptions: self.initial_subscriptions.clone(),
-            locale: self.locale.clone(),
-            capabilities: self.capabilities.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.protocol_versions, &self.protocol_versions);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.client_info, &self.client_info);
+        wire::assign(&mut out.initial_subscriptions, &self.initial_subscriptions);
+        wire::assign(&mut out.locale, &self.locale);
+        wire::assign(&mut out.capabilities, &self.capabilities);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -41984,6 +42118,7 @@ impl<'de> Deserialize<'de> for InitializeParams {
 }
 
 impl wire::Blank for InitializeParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -42173,19 +42308,25 @@ pub struct InitializeResult {
 
 impl Clone for InitializeResult {
     fn clone(&self) -> Self {
-        Self {
-            protocol_version: self.protocol_version.clone(),
-            server_seq: self.server_seq.clone(),
-            server_info: self.server_info.clone(),
-            meta: self.meta.clone(),
-            snapshots: self.snapshots.clone(),
-            default_directory: self.default_directory.clone(),
-            completion_trigger_characters: self.completion_trigger_characters.clone(),
-            terminal_command_prefix: self.terminal_command_prefix.clone(),
-            telemetry: self.telemetry.clone(),
-            automations: self.automations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.protocol_version, &self.protocol_version);
+        out.server_seq = self.server_seq;
+        wire::assign(&mut out.server_info, &self.server_info);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.snapshots, &self.snapshots);
+        wire::assign(&mut out.default_directory, &self.default_directory);
+        wire::assign(
+            &mut out.completion_trigger_characters,
+            &self.completion_trigger_characters,
+        );
+        wire::assign(
+            &mut out.terminal_command_prefix,
+            &self.terminal_command_prefix,
+        );
+        wire::assign(&mut out.telemetry, &self.telemetry);
+        wire::assign(&mut out.automations, &self.automations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42202,6 +42343,7 @@ impl<'de> Deserialize<'de> for InitializeResult {
 }
 
 impl wire::Blank for InitializeResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             protocol_version: wire::Blank::blank(),
@@ -42342,10 +42484,10 @@ pub struct ClientCapabilities {
 
 impl Clone for ClientCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            mcp_apps: self.mcp_apps.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.mcp_apps, &self.mcp_apps);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42460,14 +42602,14 @@ pub struct AutomationCapabilities {
 
 impl Clone for AutomationCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            create: self.create.clone(),
-            schedules: self.schedules.clone(),
-            run_cancellation: self.run_cancellation.clone(),
-            run_history_limit: self.run_history_limit.clone(),
-            customizations: self.customizations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.create, &self.create);
+        wire::assign(&mut out.schedules, &self.schedules);
+        wire::assign(&mut out.run_cancellation, &self.run_cancellation);
+        out.run_history_limit = self.run_history_limit;
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42484,6 +42626,7 @@ impl<'de> Deserialize<'de> for AutomationCapabilities {
 }
 
 impl wire::Blank for AutomationCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             create: wire::Blank::blank(),
@@ -42582,9 +42725,9 @@ pub struct AutomationCreateCapability {
 
 impl Clone for AutomationCreateCapability {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42666,10 +42809,10 @@ pub struct AutomationScheduleCapabilities {
 
 impl Clone for AutomationScheduleCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            min_interval_minutes: self.min_interval_minutes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.min_interval_minutes = self.min_interval_minutes;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42749,9 +42892,9 @@ pub struct AutomationRunCancellationCapability {
 
 impl Clone for AutomationRunCancellationCapability {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42825,9 +42968,9 @@ pub struct AutomationCustomizationsCapability {
 
 impl Clone for AutomationCustomizationsCapability {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42920,12 +43063,12 @@ pub struct Implementation {
 
 impl Clone for Implementation {
     fn clone(&self) -> Self {
-        Self {
-            name: self.name.clone(),
-            version: self.version.clone(),
-            title: self.title.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.version, &self.version);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43028,14 +43171,14 @@ pub struct ReconnectParams {
 
 impl Clone for ReconnectParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            client_id: self.client_id.clone(),
-            last_seen_server_seq: self.last_seen_server_seq.clone(),
-            subscriptions: self.subscriptions.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.client_id, &self.client_id);
+        out.last_seen_server_seq = self.last_seen_server_seq;
+        wire::assign(&mut out.subscriptions, &self.subscriptions);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43052,6 +43195,7 @@ impl<'de> Deserialize<'de> for ReconnectParams {
 }
 
 impl wire::Blank for ReconnectParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -43149,11 +43293,11 @@ pub struct ReconnectReplayResult {
 
 impl Clone for ReconnectReplayResult {
     fn clone(&self) -> Self {
-        Self {
-            actions: self.actions.clone(),
-            missing: self.missing.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.actions, &self.actions);
+        wire::assign(&mut out.missing, &self.missing);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43234,10 +43378,10 @@ pub struct ReconnectSnapshotResult {
 
 impl Clone for ReconnectSnapshotResult {
     fn clone(&self) -> Self {
-        Self {
-            snapshots: self.snapshots.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.snapshots, &self.snapshots);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43336,13 +43480,13 @@ pub struct SubscribeParams {
 
 impl Clone for SubscribeParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            delivery: self.delivery.clone(),
-            view: self.view.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.delivery, &self.delivery);
+        wire::assign(&mut out.view, &self.view);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43359,6 +43503,7 @@ impl<'de> Deserialize<'de> for SubscribeParams {
 }
 
 impl wire::Blank for SubscribeParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -43449,10 +43594,10 @@ pub struct SubscribeView {
 
 impl Clone for SubscribeView {
     fn clone(&self) -> Self {
-        Self {
-            turns: self.turns.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.turns = self.turns;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43538,10 +43683,10 @@ pub struct SubscriptionDeliveryOptions {
 
 impl Clone for SubscriptionDeliveryOptions {
     fn clone(&self) -> Self {
-        Self {
-            max_latency_ms: self.max_latency_ms.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.max_latency_ms = self.max_latency_ms;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43623,10 +43768,10 @@ pub struct SubscribeResult {
 
 impl Clone for SubscribeResult {
     fn clone(&self) -> Self {
-        Self {
-            snapshot: self.snapshot.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.snapshot, &self.snapshot);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43770,16 +43915,16 @@ pub struct CreateSessionParams {
 
 impl Clone for CreateSessionParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            provider: self.provider.clone(),
-            working_directories: self.working_directories.clone(),
-            config: self.config.clone(),
-            active_client: self.active_client.clone(),
-            progress_token: self.progress_token.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.active_client, &self.active_client);
+        wire::assign(&mut out.progress_token, &self.progress_token);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43796,6 +43941,7 @@ impl<'de> Deserialize<'de> for CreateSessionParams {
 }
 
 impl wire::Blank for CreateSessionParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -43911,11 +44057,11 @@ pub struct DisposeSessionParams {
 
 impl Clone for DisposeSessionParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44003,11 +44149,11 @@ pub struct ForkChatSource {
 
 impl Clone for ForkChatSource {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44106,12 +44252,12 @@ pub struct SideChatSource {
 
 impl Clone for SideChatSource {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            selection: self.selection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.selection, &self.selection);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44242,15 +44388,15 @@ pub struct CreateChatParams {
 
 impl Clone for CreateChatParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            chat: self.chat.clone(),
-            initial_message: self.initial_message.clone(),
-            source: self.source.clone(),
-            working_directories: self.working_directories.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.initial_message, &self.initial_message);
+        wire::assign(&mut out.source, &self.source);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44267,6 +44413,7 @@ impl<'de> Deserialize<'de> for CreateChatParams {
 }
 
 impl wire::Blank for CreateChatParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -44371,11 +44518,11 @@ pub struct DisposeChatParams {
 
 impl Clone for DisposeChatParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44464,11 +44611,11 @@ pub struct ChatMoveToSessionDestination {
 
 impl Clone for ChatMoveToSessionDestination {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            after: self.after.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.after, &self.after);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44548,9 +44695,9 @@ pub struct ChatMoveToNewSessionDestination {
 
 impl Clone for ChatMoveToNewSessionDestination {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44659,12 +44806,12 @@ pub struct MoveChatParams {
 
 impl Clone for MoveChatParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            destination: self.destination.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.destination, &self.destination);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44751,10 +44898,10 @@ pub struct MoveChatResult {
 
 impl Clone for MoveChatResult {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44857,13 +45004,13 @@ pub struct ListSessionsParams {
 
 impl Clone for ListSessionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            limit: self.limit.clone(),
-            cursor: self.cursor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        out.limit = self.limit;
+        wire::assign(&mut out.cursor, &self.cursor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44880,6 +45027,7 @@ impl<'de> Deserialize<'de> for ListSessionsParams {
 }
 
 impl wire::Blank for ListSessionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -44973,11 +45121,11 @@ pub struct ListSessionsResult {
 
 impl Clone for ListSessionsResult {
     fn clone(&self) -> Self {
-        Self {
-            next_cursor: self.next_cursor.clone(),
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.next_cursor, &self.next_cursor);
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45082,13 +45230,13 @@ pub struct ResourceReadParams {
 
 impl Clone for ResourceReadParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            encoding: self.encoding.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.encoding, &self.encoding);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45105,6 +45253,7 @@ impl<'de> Deserialize<'de> for ResourceReadParams {
 }
 
 impl wire::Blank for ResourceReadParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -45200,12 +45349,12 @@ pub struct ResourceReadResult {
 
 impl Clone for ResourceReadResult {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            encoding: self.encoding.clone(),
-            content_type: self.content_type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.encoding, &self.encoding);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45352,19 +45501,19 @@ pub struct ResourceWriteParams {
 
 impl Clone for ResourceWriteParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            data: self.data.clone(),
-            encoding: self.encoding.clone(),
-            content_type: self.content_type.clone(),
-            create_only: self.create_only.clone(),
-            mode: self.mode.clone(),
-            position: self.position.clone(),
-            if_match: self.if_match.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.encoding, &self.encoding);
+        wire::assign(&mut out.content_type, &self.content_type);
+        out.create_only = self.create_only;
+        wire::assign(&mut out.mode, &self.mode);
+        out.position = self.position;
+        wire::assign(&mut out.if_match, &self.if_match);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45381,6 +45530,7 @@ impl<'de> Deserialize<'de> for ResourceWriteParams {
 }
 
 impl wire::Blank for ResourceWriteParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -45504,9 +45654,9 @@ pub struct ResourceWriteResult {
 
 impl Clone for ResourceWriteResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45596,12 +45746,12 @@ pub struct ResourceListParams {
 
 impl Clone for ResourceListParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45688,10 +45838,10 @@ pub struct ResourceListResult {
 
 impl Clone for ResourceListResult {
     fn clone(&self) -> Self {
-        Self {
-            entries: self.entries.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.entries, &self.entries);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45771,11 +45921,11 @@ pub struct DirectoryEntry {
 
 impl Clone for DirectoryEntry {
     fn clone(&self) -> Self {
-        Self {
-            name: self.name.clone(),
-            r#type: self.r#type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45880,14 +46030,14 @@ pub struct ResourceCopyParams {
 
 impl Clone for ResourceCopyParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            source: self.source.clone(),
-            destination: self.destination.clone(),
-            fail_if_exists: self.fail_if_exists.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.source, &self.source);
+        wire::assign(&mut out.destination, &self.destination);
+        out.fail_if_exists = self.fail_if_exists;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45904,6 +46054,7 @@ impl<'de> Deserialize<'de> for ResourceCopyParams {
 }
 
 impl wire::Blank for ResourceCopyParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -45988,9 +46139,9 @@ pub struct ResourceCopyResult {
 
 impl Clone for ResourceCopyResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46077,13 +46228,13 @@ pub struct ResourceDeleteParams {
 
 impl Clone for ResourceDeleteParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            recursive: self.recursive.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.recursive = self.recursive;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46100,6 +46251,7 @@ impl<'de> Deserialize<'de> for ResourceDeleteParams {
 }
 
 impl wire::Blank for ResourceDeleteParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -46180,9 +46332,9 @@ pub struct ResourceDeleteResult {
 
 impl Clone for ResourceDeleteResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46279,14 +46431,14 @@ pub struct ResourceMoveParams {
 
 impl Clone for ResourceMoveParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            source: self.source.clone(),
-            destination: self.destination.clone(),
-            fail_if_exists: self.fail_if_exists.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.source, &self.source);
+        wire::assign(&mut out.destination, &self.destination);
+        out.fail_if_exists = self.fail_if_exists;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46303,6 +46455,7 @@ impl<'de> Deserialize<'de> for ResourceMoveParams {
 }
 
 impl wire::Blank for ResourceMoveParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -46387,9 +46540,9 @@ pub struct ResourceMoveResult {
 
 impl Clone for ResourceMoveResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46489,13 +46642,13 @@ pub struct ResourceResolveParams {
 
 impl Clone for ResourceResolveParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            follow_symlinks: self.follow_symlinks.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.follow_symlinks = self.follow_symlinks;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46512,6 +46665,7 @@ impl<'de> Deserialize<'de> for ResourceResolveParams {
 }
 
 impl wire::Blank for ResourceResolveParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -46619,16 +46773,16 @@ pub struct ResourceResolveResult {
 
 impl Clone for ResourceResolveResult {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            r#type: self.r#type.clone(),
-            size: self.size.clone(),
-            mtime: self.mtime.clone(),
-            ctime: self.ctime.clone(),
-            content_type: self.content_type.clone(),
-            etag: self.etag.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.r#type, &self.r#type);
+        out.size = self.size;
+        wire::assign(&mut out.mtime, &self.mtime);
+        wire::assign(&mut out.ctime, &self.ctime);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.etag, &self.etag);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46645,6 +46799,7 @@ impl<'de> Deserialize<'de> for ResourceResolveResult {
 }
 
 impl wire::Blank for ResourceResolveResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -46767,12 +46922,12 @@ pub struct ResourceMkdirParams {
 
 impl Clone for ResourceMkdirParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46858,9 +47013,9 @@ pub struct ResourceMkdirResult {
 
 impl Clone for ResourceMkdirResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46968,14 +47123,14 @@ pub struct ResourceRequestParams {
 
 impl Clone for ResourceRequestParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            read: self.read.clone(),
-            write: self.write.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.read = self.read;
+        out.write = self.write;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46992,6 +47147,7 @@ impl<'de> Deserialize<'de> for ResourceRequestParams {
 }
 
 impl wire::Blank for ResourceRequestParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -47078,9 +47234,9 @@ pub struct ResourceRequestResult {
 
 impl Clone for ResourceRequestResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47188,15 +47344,15 @@ pub struct CreateResourceWatchParams {
 
 impl Clone for CreateResourceWatchParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            recursive: self.recursive.clone(),
-            excludes: self.excludes.clone(),
-            includes: self.includes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.recursive = self.recursive;
+        wire::assign(&mut out.excludes, &self.excludes);
+        wire::assign(&mut out.includes, &self.includes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47213,6 +47369,7 @@ impl<'de> Deserialize<'de> for CreateResourceWatchParams {
 }
 
 impl wire::Blank for CreateResourceWatchParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -47315,10 +47472,10 @@ pub struct CreateResourceWatchResult {
 
 impl Clone for CreateResourceWatchResult {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47415,12 +47572,12 @@ pub struct FetchTurnsParams {
 
 impl Clone for FetchTurnsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            cursor: self.cursor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.cursor, &self.cursor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47506,9 +47663,9 @@ pub struct FetchTurnsResult {
 
 impl Clone for FetchTurnsResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47581,10 +47738,10 @@ pub struct UnsubscribeParams {
 
 impl Clone for UnsubscribeParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47673,12 +47830,12 @@ pub struct DispatchActionParams {
 
 impl Clone for DispatchActionParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            client_seq: self.client_seq.clone(),
-            action: self.action.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        out.client_seq = self.client_seq;
+        wire::assign(&mut out.action, &self.action);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47809,15 +47966,15 @@ pub struct AuthenticateParams {
 
 impl Clone for AuthenticateParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            resource: self.resource.clone(),
-            token: self.token.clone(),
-            expires_in: self.expires_in.clone(),
-            scopes: self.scopes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.token, &self.token);
+        out.expires_in = self.expires_in;
+        wire::assign(&mut out.scopes, &self.scopes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47834,6 +47991,7 @@ impl<'de> Deserialize<'de> for AuthenticateParams {
 }
 
 impl wire::Blank for AuthenticateParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -47933,9 +48091,9 @@ pub struct AuthenticateResult {
 
 impl Clone for AuthenticateResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48031,16 +48189,16 @@ pub struct CreateTerminalParams {
 
 impl Clone for CreateTerminalParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            claim: self.claim.clone(),
-            name: self.name.clone(),
-            cwd: self.cwd.clone(),
-            cols: self.cols.clone(),
-            rows: self.rows.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.claim, &self.claim);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.cwd, &self.cwd);
+        out.cols = self.cols;
+        out.rows = self.rows;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48057,6 +48215,7 @@ impl<'de> Deserialize<'de> for CreateTerminalParams {
 }
 
 impl wire::Blank for CreateTerminalParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48163,11 +48322,11 @@ pub struct DisposeTerminalParams {
 
 impl Clone for DisposeTerminalParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48275,14 +48434,14 @@ pub struct ResolveSessionConfigParams {
 
 impl Clone for ResolveSessionConfigParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            provider: self.provider.clone(),
-            working_directory: self.working_directory.clone(),
-            config: self.config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.working_directory, &self.working_directory);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48299,6 +48458,7 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigParams {
 }
 
 impl wire::Blank for ResolveSessionConfigParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48391,11 +48551,11 @@ pub struct ResolveSessionConfigResult {
 
 impl Clone for ResolveSessionConfigResult {
     fn clone(&self) -> Self {
-        Self {
-            schema: self.schema.clone(),
-            values: self.values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.schema, &self.schema);
+        wire::assign(&mut out.values, &self.values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48503,16 +48663,16 @@ pub struct SessionConfigCompletionsParams {
 
 impl Clone for SessionConfigCompletionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            provider: self.provider.clone(),
-            working_directory: self.working_directory.clone(),
-            config: self.config.clone(),
-            property: self.property.clone(),
-            query: self.query.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.working_directory, &self.working_directory);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.property, &self.property);
+        wire::assign(&mut out.query, &self.query);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48529,6 +48689,7 @@ impl<'de> Deserialize<'de> for SessionConfigCompletionsParams {
 }
 
 impl wire::Blank for SessionConfigCompletionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48636,10 +48797,10 @@ pub struct SessionConfigCompletionsResult {
 
 impl Clone for SessionConfigCompletionsResult {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48726,12 +48887,12 @@ pub struct SessionConfigValueItem {
 
 impl Clone for SessionConfigValueItem {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48839,14 +49000,14 @@ pub struct CompletionsParams {
 
 impl Clone for CompletionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            kind: self.kind.clone(),
-            text: self.text.clone(),
-            offset: self.offset.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.text, &self.text);
+        out.offset = self.offset;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48863,6 +49024,7 @@ impl<'de> Deserialize<'de> for CompletionsParams {
 }
 
 impl wire::Blank for CompletionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48975,13 +49137,13 @@ pub struct CompletionItem {
 
 impl Clone for CompletionItem {
     fn clone(&self) -> Self {
-        Self {
-            insert_text: self.insert_text.clone(),
-            range_start: self.range_start.clone(),
-            range_end: self.range_end.clone(),
-            attachment: self.attachment.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.insert_text, &self.insert_text);
+        out.range_start = self.range_start;
+        out.range_end = self.range_end;
+        wire::assign(&mut out.attachment, &self.attachment);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48998,6 +49160,7 @@ impl<'de> Deserialize<'de> for CompletionItem {
 }
 
 impl wire::Blank for CompletionItem {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             insert_text: wire::Blank::blank(),
@@ -49079,10 +49242,10 @@ pub struct CompletionsResult {
 
 impl Clone for CompletionsResult {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49181,13 +49344,13 @@ pub struct InvokeChangesetOperationParams {
 
 impl Clone for InvokeChangesetOperationParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            operation_id: self.operation_id.clone(),
-            target: self.target.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.operation_id, &self.operation_id);
+        wire::assign(&mut out.target, &self.target);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49204,6 +49367,7 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationParams {
 }
 
 impl wire::Blank for InvokeChangesetOperationParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -49295,11 +49459,11 @@ pub struct InvokeChangesetOperationResult {
 
 impl Clone for InvokeChangesetOperationResult {
     fn clone(&self) -> Self {
-        Self {
-            message: self.message.clone(),
-            follow_up: self.follow_up.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.follow_up, &self.follow_up);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49391,11 +49555,11 @@ pub struct ChangesetOperationFollowUp {
 
 impl Clone for ChangesetOperationFollowUp {
     fn clone(&self) -> Self {
-        Self {
-            content: self.content.clone(),
-            external: self.external.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.content, &self.content);
+        out.external = self.external;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49505,14 +49669,14 @@ pub struct ListAutomationTriggerDefinitionsParams {
 
 impl Clone for ListAutomationTriggerDefinitionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            provider: self.provider.clone(),
-            working_directories: self.working_directories.clone(),
-            session_config: self.session_config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.session_config, &self.session_config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49529,6 +49693,7 @@ impl<'de> Deserialize<'de> for ListAutomationTriggerDefinitionsParams {
 }
 
 impl wire::Blank for ListAutomationTriggerDefinitionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -49624,10 +49789,10 @@ pub struct ListAutomationTriggerDefinitionsResult {
 
 impl Clone for ListAutomationTriggerDefinitionsResult {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49719,13 +49884,13 @@ pub struct RunAutomationParams {
 
 impl Clone for RunAutomationParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            automation: self.automation.clone(),
-            request_id: self.request_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.request_id, &self.request_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49742,6 +49907,7 @@ impl<'de> Deserialize<'de> for RunAutomationParams {
 }
 
 impl wire::Blank for RunAutomationParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -49821,10 +49987,10 @@ pub struct RunAutomationResult {
 
 impl Clone for RunAutomationResult {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49917,13 +50083,13 @@ pub struct FetchAutomationRunsParams {
 
 impl Clone for FetchAutomationRunsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            automation: self.automation.clone(),
-            cursor: self.cursor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.cursor, &self.cursor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49940,6 +50106,7 @@ impl<'de> Deserialize<'de> for FetchAutomationRunsParams {
 }
 
 impl wire::Blank for FetchAutomationRunsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -50018,9 +50185,9 @@ pub struct FetchAutomationRunsResult {
 
 impl Clone for FetchAutomationRunsResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50407,11 +50574,11 @@ pub struct ChangesetOperationTargetResource {
 
 impl Clone for ChangesetOperationTargetResource {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            side: self.side.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.side, &self.side);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50496,12 +50663,12 @@ pub struct ChangesetOperationTargetRange {
 
 impl Clone for ChangesetOperationTargetRange {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            side: self.side.clone(),
-            range: self.range.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.side, &self.side);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50652,11 +50819,11 @@ pub struct SessionAddedParams {
 
 impl Clone for SessionAddedParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            summary: self.summary.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.summary, &self.summary);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50741,11 +50908,11 @@ pub struct SessionRemovedParams {
 
 impl Clone for SessionRemovedParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            session: self.session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50863,12 +51030,12 @@ pub struct SessionSummaryChangedParams {
 
 impl Clone for SessionSummaryChangedParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            session: self.session.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50999,14 +51166,14 @@ pub struct ProgressParams {
 
 impl Clone for ProgressParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            progress_token: self.progress_token.clone(),
-            progress: self.progress.clone(),
-            total: self.total.clone(),
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.progress_token, &self.progress_token);
+        out.progress = self.progress;
+        out.total = self.total;
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51023,6 +51190,7 @@ impl<'de> Deserialize<'de> for ProgressParams {
 }
 
 impl wire::Blank for ProgressParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51124,12 +51292,12 @@ pub struct AuthRequiredParams {
 
 impl Clone for AuthRequiredParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            resource: self.resource.clone(),
-            reason: self.reason.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51232,11 +51400,11 @@ pub struct OtlpExportLogsParams {
 
 impl Clone for OtlpExportLogsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            payload: self.payload.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.payload, &self.payload);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51327,11 +51495,11 @@ pub struct OtlpExportTracesParams {
 
 impl Clone for OtlpExportTracesParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            payload: self.payload.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.payload, &self.payload);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51422,11 +51590,11 @@ pub struct OtlpExportMetricsParams {
 
 impl Clone for OtlpExportMetricsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            payload: self.payload.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.payload, &self.payload);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51583,24 +51751,24 @@ pub struct PartialSessionSummary {
 
 impl Clone for PartialSessionSummary {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            origin: self.origin.clone(),
-            project: self.project.clone(),
-            working_directories: self.working_directories.clone(),
-            annotations: self.annotations.clone(),
-            resource: self.resource.clone(),
-            created_at: self.created_at.clone(),
-            modified_at: self.modified_at.clone(),
-            changes: self.changes.clone(),
-            meta: self.meta.clone(),
-            chats: self.chats.clone(),
-            default_chat: self.default_chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.project, &self.project);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.chats, &self.chats);
+        wire::assign(&mut out.default_chat, &self.default_chat);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51617,6 +51785,7 @@ impl<'de> Deserialize<'de> for PartialSessionSummary {
 }
 
 impl wire::Blank for PartialSessionSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -51789,13 +51958,13 @@ pub struct JsonRpcRequest {
 
 impl Clone for JsonRpcRequest {
     fn clone(&self) -> Self {
-        Self {
-            jsonrpc: self.jsonrpc.clone(),
-            id: self.id.clone(),
-            method: self.method.clone(),
-            params: self.params.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.jsonrpc, &self.jsonrpc);
+        out.id = self.id;
+        wire::assign(&mut out.method, &self.method);
+        wire::assign(&mut out.params, &self.params);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51812,6 +51981,7 @@ impl<'de> Deserialize<'de> for JsonRpcRequest {
 }
 
 impl wire::Blank for JsonRpcRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             jsonrpc: wire::Blank::blank(),
@@ -51894,12 +52064,12 @@ pub struct JsonRpcSuccessResponse {
 
 impl Clone for JsonRpcSuccessResponse {
     fn clone(&self) -> Self {
-        Self {
-            jsonrpc: self.jsonrpc.clone(),
-            id: self.id.clone(),
-            result: self.result.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.jsonrpc, &self.jsonrpc);
+        out.id = self.id;
+        wire::assign(&mut out.result, &self.result);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51987,12 +52157,12 @@ pub struct JsonRpcErrorResponse {
 
 impl Clone for JsonRpcErrorResponse {
     fn clone(&self) -> Self {
-        Self {
-            jsonrpc: self.jsonrpc.clone(),
-            id: self.id.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.jsonrpc, &self.jsonrpc);
+        out.id = self.id;
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52080,12 +52250,12 @@ pub struct JsonRpcError {
 
 impl Clone for JsonRpcError {
     fn clone(&self) -> Self {
-        Self {
-            code: self.code.clone(),
-            message: self.message.clone(),
-            data: self.data.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.code = self.code;
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52175,12 +52345,12 @@ pub struct JsonRpcNotification {
 
 impl Clone for JsonRpcNotification {
     fn clone(&self) -> Self {
-        Self {
-            jsonrpc: self.jsonrpc.clone(),
-            method: self.method.clone(),
-            params: self.params.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.jsonrpc, &self.jsonrpc);
+        wire::assign(&mut out.method, &self.method);
+        wire::assign(&mut out.params, &self.params);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52367,10 +52537,10 @@ pub struct AuthRequiredErrorData {
 
 impl Clone for AuthRequiredErrorData {
     fn clone(&self) -> Self {
-        Self {
-            resources: self.resources.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resources, &self.resources);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52449,10 +52619,10 @@ pub struct PermissionDeniedErrorData {
 
 impl Clone for PermissionDeniedErrorData {
     fn clone(&self) -> Self {
-        Self {
-            request: self.request.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52534,10 +52704,10 @@ pub struct UnsupportedProtocolVersionErrorData {
 
 impl Clone for UnsupportedProtocolVersionErrorData {
     fn clone(&self) -> Self {
-        Self {
-            supported_versions: self.supported_versions.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.supported_versions, &self.supported_versions);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52631,13 +52801,13 @@ pub struct SystemMessageSection {
 
 impl Clone for SystemMessageSection {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            restricted: self.restricted.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        out.restricted = self.restricted;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52654,6 +52824,7 @@ impl<'de> Deserialize<'de> for SystemMessageSection {
 }
 
 impl wire::Blank for SystemMessageSection {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -52735,10 +52906,10 @@ pub struct SessionActiveClientSystemMessageTransform {
 
 impl Clone for SessionActiveClientSystemMessageTransform {
     fn clone(&self) -> Self {
-        Self {
-            sections: self.sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.sections, &self.sections);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52815,10 +52986,10 @@ pub struct SystemMessageTransformSection {
 
 impl Clone for SystemMessageTransformSection {
     fn clone(&self) -> Self {
-        Self {
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52898,11 +53069,11 @@ pub struct SystemMessageTransformParams {
 
 impl Clone for SystemMessageTransformParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            sections: self.sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.sections, &self.sections);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52983,10 +53154,10 @@ pub struct SystemMessageTransformResult {
 
 impl Clone for SystemMessageTransformResult {
     fn clone(&self) -> Self {
-        Self {
-            sections: self.sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.sections, &self.sections);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
