@@ -859,6 +859,7 @@ impl<'de> Deserialize<'de> for ConfigSchema {
 }
 
 impl wire::Blank for ConfigSchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -954,6 +955,7 @@ impl<'de> Deserialize<'de> for TextPosition {
 }
 
 impl wire::Blank for TextPosition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             line: wire::Blank::blank(),
@@ -1043,6 +1045,7 @@ impl<'de> Deserialize<'de> for TextRange {
 }
 
 impl wire::Blank for TextRange {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             start: wire::Blank::blank(),
@@ -1230,6 +1233,7 @@ impl<'de> Deserialize<'de> for ContentRef {
 }
 
 impl wire::Blank for ContentRef {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -1325,6 +1329,7 @@ impl<'de> Deserialize<'de> for FileEditBefore {
 }
 
 impl wire::Blank for FileEditBefore {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -1412,6 +1417,7 @@ impl<'de> Deserialize<'de> for FileEditAfter {
 }
 
 impl wire::Blank for FileEditAfter {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -1509,6 +1515,7 @@ impl<'de> Deserialize<'de> for FileEditDiff {
 }
 
 impl wire::Blank for FileEditDiff {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             added: wire::Blank::blank(),
@@ -1609,6 +1616,7 @@ impl<'de> Deserialize<'de> for FileEdit {
 }
 
 impl wire::Blank for FileEdit {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             before: wire::Blank::blank(),
@@ -1862,6 +1870,7 @@ impl<'de> Deserialize<'de> for ErrorInfo {
 }
 
 impl wire::Blank for ErrorInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             error_type: wire::Blank::blank(),
@@ -1962,6 +1971,7 @@ impl<'de> Deserialize<'de> for Snapshot {
 }
 
 impl wire::Blank for Snapshot {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -2623,6 +2633,7 @@ impl<'de> Deserialize<'de> for ModelSelection {
 }
 
 impl wire::Blank for ModelSelection {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -2718,6 +2729,7 @@ impl<'de> Deserialize<'de> for RootConfigState {
 }
 
 impl wire::Blank for RootConfigState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -2811,6 +2823,7 @@ impl<'de> Deserialize<'de> for PendingMessage {
 }
 
 impl wire::Blank for PendingMessage {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -3524,6 +3537,7 @@ impl<'de> Deserialize<'de> for ProjectInfo {
 }
 
 impl wire::Blank for ProjectInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -3844,6 +3858,7 @@ impl<'de> Deserialize<'de> for ChangesSummary {
 }
 
 impl wire::Blank for ChangesSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             additions: wire::Blank::blank(),
@@ -4371,6 +4386,7 @@ impl<'de> Deserialize<'de> for SessionConfigSchema {
 }
 
 impl wire::Blank for SessionConfigSchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -4470,6 +4486,7 @@ impl<'de> Deserialize<'de> for SessionConfigState {
 }
 
 impl wire::Blank for SessionConfigState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -5971,6 +5988,7 @@ impl<'de> Deserialize<'de> for SessionInputSelectedAnswerValue {
 }
 
 impl wire::Blank for SessionInputSelectedAnswerValue {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -6064,6 +6082,7 @@ impl<'de> Deserialize<'de> for SessionInputSelectedManyAnswerValue {
 }
 
 impl wire::Blank for SessionInputSelectedManyAnswerValue {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -7455,6 +7474,7 @@ impl<'de> Deserialize<'de> for MarkdownResponsePart {
 }
 
 impl wire::Blank for MarkdownResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7557,6 +7577,7 @@ impl<'de> Deserialize<'de> for ResourceReponsePart {
 }
 
 impl wire::Blank for ResourceReponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -7739,6 +7760,7 @@ impl<'de> Deserialize<'de> for ReasoningResponsePart {
 }
 
 impl wire::Blank for ReasoningResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -8335,6 +8357,7 @@ impl<'de> Deserialize<'de> for ToolCallParameterFields {
 }
 
 impl wire::Blank for ToolCallParameterFields {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             invocation_message: wire::Blank::blank(),
@@ -8424,6 +8447,7 @@ impl<'de> Deserialize<'de> for ToolCallResultError {
 }
 
 impl wire::Blank for ToolCallResultError {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             message: wire::Blank::blank(),
@@ -10425,6 +10449,7 @@ impl<'de> Deserialize<'de> for ToolResultEmbeddedResourceContent {
 }
 
 impl wire::Blank for ToolResultEmbeddedResourceContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             data: wire::Blank::blank(),
@@ -10529,6 +10554,7 @@ impl<'de> Deserialize<'de> for ToolResultResourceContent {
 }
 
 impl wire::Blank for ToolResultResourceContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -10624,6 +10650,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContentBefore {
 }
 
 impl wire::Blank for ToolResultFileEditContentBefore {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -10711,6 +10738,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContentAfter {
 }
 
 impl wire::Blank for ToolResultFileEditContentAfter {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -10804,6 +10832,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContent {
 }
 
 impl wire::Blank for ToolResultFileEditContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             before: wire::Blank::blank(),
@@ -10906,6 +10935,7 @@ impl<'de> Deserialize<'de> for ToolResultTerminalContent {
 }
 
 impl wire::Blank for ToolResultTerminalContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -14512,6 +14542,7 @@ impl<'de> Deserialize<'de> for TerminalSessionClaim {
 }
 
 impl wire::Blank for TerminalSessionClaim {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             session: wire::Blank::blank(),
@@ -15514,6 +15545,7 @@ impl<'de> Deserialize<'de> for ChangesetFile {
 }
 
 impl wire::Blank for ChangesetFile {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -15837,6 +15869,7 @@ impl<'de> Deserialize<'de> for TelemetryCapabilities {
 }
 
 impl wire::Blank for TelemetryCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             logs: wire::Blank::blank(),
@@ -16296,6 +16329,7 @@ impl<'de> Deserialize<'de> for ResourceChange {
 }
 
 impl wire::Blank for ResourceChange {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -16445,7 +16479,7 @@ impl<'de> Deserialize<'de> for SessionInputQuestion {
 
 impl wire::Blank for SessionInputQuestion {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16552,7 +16586,7 @@ impl<'de> Deserialize<'de> for SessionInputAnswerValue {
 
 impl wire::Blank for SessionInputAnswerValue {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16643,7 +16677,7 @@ impl<'de> Deserialize<'de> for SessionInputAnswer {
 
 impl wire::Blank for SessionInputAnswer {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16732,7 +16766,7 @@ impl<'de> Deserialize<'de> for MessageAttachment {
 
 impl wire::Blank for MessageAttachment {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16840,7 +16874,7 @@ impl<'de> Deserialize<'de> for ResponsePart {
 
 impl wire::Blank for ResponsePart {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16927,7 +16961,7 @@ impl<'de> Deserialize<'de> for ToolCallContributor {
 
 impl wire::Blank for ToolCallContributor {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17048,7 +17082,7 @@ impl<'de> Deserialize<'de> for ToolCallState {
 
 impl wire::Blank for ToolCallState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17182,7 +17216,7 @@ impl<'de> Deserialize<'de> for ToolResultContent {
 
 impl wire::Blank for ToolResultContent {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17363,7 +17397,7 @@ impl<'de> Deserialize<'de> for CustomizationLoadState {
 
 impl wire::Blank for CustomizationLoadState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17473,7 +17507,7 @@ impl<'de> Deserialize<'de> for ChildCustomization {
 
 impl wire::Blank for ChildCustomization {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17569,7 +17603,7 @@ impl<'de> Deserialize<'de> for Customization {
 
 impl wire::Blank for Customization {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17675,7 +17709,7 @@ impl<'de> Deserialize<'de> for McpServerState {
 
 impl wire::Blank for McpServerState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17760,7 +17794,7 @@ impl<'de> Deserialize<'de> for TerminalClaim {
 
 impl wire::Blank for TerminalClaim {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17839,7 +17873,7 @@ impl<'de> Deserialize<'de> for TerminalContentPart {
 
 impl wire::Blank for TerminalContentPart {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17893,6 +17927,7 @@ impl<'de> Deserialize<'de> for ActionOrigin {
 }
 
 impl wire::Blank for ActionOrigin {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             client_id: wire::Blank::blank(),
@@ -18367,6 +18402,7 @@ impl<'de> Deserialize<'de> for RootConfigChangedAction {
 }
 
 impl wire::Blank for RootConfigChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             config: wire::Blank::blank(),
@@ -18470,6 +18506,7 @@ impl<'de> Deserialize<'de> for ToolCallActionBase {
 }
 
 impl wire::Blank for ToolCallActionBase {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -18729,6 +18766,7 @@ impl<'de> Deserialize<'de> for SessionTurnStartedAction {
 }
 
 impl wire::Blank for SessionTurnStartedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -18836,6 +18874,7 @@ impl<'de> Deserialize<'de> for SessionDeltaAction {
 }
 
 impl wire::Blank for SessionDeltaAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -18929,6 +18968,7 @@ impl<'de> Deserialize<'de> for SessionResponsePartAction {
 }
 
 impl wire::Blank for SessionResponsePartAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -20080,6 +20120,7 @@ impl<'de> Deserialize<'de> for SessionErrorAction {
 }
 
 impl wire::Blank for SessionErrorAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -20251,6 +20292,7 @@ impl<'de> Deserialize<'de> for SessionUsageAction {
 }
 
 impl wire::Blank for SessionUsageAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -20347,6 +20389,7 @@ impl<'de> Deserialize<'de> for SessionReasoningAction {
 }
 
 impl wire::Blank for SessionReasoningAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -21306,6 +21349,7 @@ impl<'de> Deserialize<'de> for SessionCustomizationToggledAction {
 }
 
 impl wire::Blank for SessionCustomizationToggledAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -21593,6 +21637,7 @@ impl<'de> Deserialize<'de> for SessionMcpServerStateChangedAction {
 }
 
 impl wire::Blank for SessionMcpServerStateChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -21693,6 +21738,7 @@ impl<'de> Deserialize<'de> for SessionConfigChangedAction {
 }
 
 impl wire::Blank for SessionConfigChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             config: wire::Blank::blank(),
@@ -21971,6 +22017,7 @@ impl<'de> Deserialize<'de> for SessionPendingMessageSetAction {
 }
 
 impl wire::Blank for SessionPendingMessageSetAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             kind: wire::Blank::blank(),
@@ -22068,6 +22115,7 @@ impl<'de> Deserialize<'de> for SessionPendingMessageRemovedAction {
 }
 
 impl wire::Blank for SessionPendingMessageRemovedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             kind: wire::Blank::blank(),
@@ -22335,6 +22383,7 @@ impl<'de> Deserialize<'de> for SessionInputAnswerChangedAction {
 }
 
 impl wire::Blank for SessionInputAnswerChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             request_id: wire::Blank::blank(),
@@ -22451,6 +22500,7 @@ impl<'de> Deserialize<'de> for SessionInputCompletedAction {
 }
 
 impl wire::Blank for SessionInputCompletedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             request_id: wire::Blank::blank(),
@@ -22726,6 +22776,7 @@ impl<'de> Deserialize<'de> for TerminalResizedAction {
 }
 
 impl wire::Blank for TerminalResizedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             cols: wire::Blank::blank(),
@@ -23311,6 +23362,7 @@ impl<'de> Deserialize<'de> for TerminalCommandExecutedAction {
 }
 
 impl wire::Blank for TerminalCommandExecutedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -23428,6 +23480,7 @@ impl<'de> Deserialize<'de> for TerminalCommandFinishedAction {
 }
 
 impl wire::Blank for TerminalCommandFinishedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -23532,6 +23585,7 @@ impl<'de> Deserialize<'de> for ChangesetStatusChangedAction {
 }
 
 impl wire::Blank for ChangesetStatusChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             status: wire::Blank::blank(),
@@ -23891,6 +23945,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationStatusChangedAction {
 }
 
 impl wire::Blank for ChangesetOperationStatusChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             operation_id: wire::Blank::blank(),
@@ -24795,7 +24850,7 @@ impl<'de> Deserialize<'de> for StateAction {
 
 impl wire::Blank for StateAction {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -25776,6 +25831,7 @@ impl<'de> Deserialize<'de> for ReconnectReplayResult {
 }
 
 impl wire::Blank for ReconnectReplayResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -25870,6 +25926,7 @@ impl<'de> Deserialize<'de> for ReconnectSnapshotResult {
 }
 
 impl wire::Blank for ReconnectSnapshotResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -26222,6 +26279,7 @@ impl<'de> Deserialize<'de> for DispatchActionParams {
 }
 
 impl wire::Blank for DispatchActionParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -26331,6 +26389,7 @@ impl<'de> Deserialize<'de> for ResourceReadParams {
 }
 
 impl wire::Blank for ResourceReadParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -26438,6 +26497,7 @@ impl<'de> Deserialize<'de> for ResourceReadResult {
 }
 
 impl wire::Blank for ResourceReadResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             data: wire::Blank::blank(),
@@ -26826,6 +26886,7 @@ impl<'de> Deserialize<'de> for ResourceListParams {
 }
 
 impl wire::Blank for ResourceListParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -26979,6 +27040,7 @@ impl<'de> Deserialize<'de> for DirectoryEntry {
 }
 
 impl wire::Blank for DirectoryEntry {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             name: wire::Blank::blank(),
@@ -27356,6 +27418,7 @@ impl<'de> Deserialize<'de> for ResourceDeleteParams {
 }
 
 impl wire::Blank for ResourceDeleteParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -27953,6 +28016,7 @@ impl<'de> Deserialize<'de> for ResourceResolveParams {
 }
 
 impl wire::Blank for ResourceResolveParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -28222,6 +28286,7 @@ impl<'de> Deserialize<'de> for ResourceMkdirParams {
 }
 
 impl wire::Blank for ResourceMkdirParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -28398,6 +28463,7 @@ impl<'de> Deserialize<'de> for AuthenticateParams {
 }
 
 impl wire::Blank for AuthenticateParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -28573,6 +28639,7 @@ impl<'de> Deserialize<'de> for ListSessionsParams {
 }
 
 impl wire::Blank for ListSessionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -28876,6 +28943,7 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigResult {
 }
 
 impl wire::Blank for ResolveSessionConfigResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -28973,6 +29041,7 @@ impl<'de> Deserialize<'de> for SessionConfigValueItem {
 }
 
 impl wire::Blank for SessionConfigValueItem {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -29307,6 +29376,7 @@ impl<'de> Deserialize<'de> for SessionForkSource {
 }
 
 impl wire::Blank for SessionForkSource {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             session: wire::Blank::blank(),
@@ -29672,6 +29742,7 @@ impl<'de> Deserialize<'de> for FetchTurnsParams {
 }
 
 impl wire::Blank for FetchTurnsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -29769,6 +29840,7 @@ impl<'de> Deserialize<'de> for FetchTurnsResult {
 }
 
 impl wire::Blank for FetchTurnsResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turns: wire::Blank::blank(),
@@ -30436,6 +30508,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationFollowUp {
 }
 
 impl wire::Blank for ChangesetOperationFollowUp {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             content: wire::Blank::blank(),
@@ -30543,6 +30616,7 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationParams {
 }
 
 impl wire::Blank for InvokeChangesetOperationParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -30645,6 +30719,7 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationResult {
 }
 
 impl wire::Blank for InvokeChangesetOperationResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             message: wire::Blank::blank(),
@@ -30978,6 +31053,7 @@ impl<'de> Deserialize<'de> for AuthRequiredParams {
 }
 
 impl wire::Blank for AuthRequiredParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31074,6 +31150,7 @@ impl<'de> Deserialize<'de> for SessionAddedParams {
 }
 
 impl wire::Blank for SessionAddedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31164,6 +31241,7 @@ impl<'de> Deserialize<'de> for SessionRemovedParams {
 }
 
 impl wire::Blank for SessionRemovedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31522,6 +31600,7 @@ impl<'de> Deserialize<'de> for SessionSummaryChangedParams {
 }
 
 impl wire::Blank for SessionSummaryChangedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31629,6 +31708,7 @@ impl<'de> Deserialize<'de> for OtlpExportLogsParams {
 }
 
 impl wire::Blank for OtlpExportLogsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31726,6 +31806,7 @@ impl<'de> Deserialize<'de> for OtlpExportTracesParams {
 }
 
 impl wire::Blank for OtlpExportTracesParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31823,6 +31904,7 @@ impl<'de> Deserialize<'de> for OtlpExportMetricsParams {
 }
 
 impl wire::Blank for OtlpExportMetricsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -32461,6 +32543,7 @@ impl<'de> Deserialize<'de> for SystemMessageTransformParams {
 }
 
 impl wire::Blank for SystemMessageTransformParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),

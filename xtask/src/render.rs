@@ -428,7 +428,7 @@ pub(crate) fn render_tagged(
     render_blank(
         out,
         name,
-        "Self::Unknown(UnknownVariant(JsonObject::new()))",
+        "Self::Unknown(UnknownVariant(wire::Blank::blank()))",
     );
     let _ = writeln!(
         out,

@@ -3458,6 +3458,7 @@ impl<'de> Deserialize<'de> for RootConfigState {
 }
 
 impl wire::Blank for RootConfigState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -3768,6 +3769,7 @@ impl<'de> Deserialize<'de> for AgentCapabilities {
 }
 
 impl wire::Blank for AgentCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             multiple_chats: wire::Blank::blank(),
@@ -3877,6 +3879,7 @@ impl<'de> Deserialize<'de> for MultipleChatsCapability {
 }
 
 impl wire::Blank for MultipleChatsCapability {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             fork: wire::Blank::blank(),
@@ -4000,6 +4003,7 @@ impl<'de> Deserialize<'de> for MultipleWorkingDirectoriesCapability {
 }
 
 impl wire::Blank for MultipleWorkingDirectoriesCapability {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             immutable_primary: wire::Blank::blank(),
@@ -4317,6 +4321,7 @@ impl<'de> Deserialize<'de> for ModelSelection {
 }
 
 impl wire::Blank for ModelSelection {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -4759,6 +4764,7 @@ impl<'de> Deserialize<'de> for ConfigSchema {
 }
 
 impl wire::Blank for ConfigSchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -4857,6 +4863,7 @@ impl<'de> Deserialize<'de> for PendingMessage {
 }
 
 impl wire::Blank for PendingMessage {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -6386,6 +6393,7 @@ impl<'de> Deserialize<'de> for SideChatSelection {
 }
 
 impl wire::Blank for SideChatSelection {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             text: wire::Blank::blank(),
@@ -7247,6 +7255,7 @@ impl<'de> Deserialize<'de> for SessionChatInputRequest {
 }
 
 impl wire::Blank for SessionChatInputRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -8183,6 +8192,7 @@ impl<'de> Deserialize<'de> for ChangesSummary {
 }
 
 impl wire::Blank for ChangesSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             additions: wire::Blank::blank(),
@@ -8281,6 +8291,7 @@ impl<'de> Deserialize<'de> for ProjectInfo {
 }
 
 impl wire::Blank for ProjectInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -8659,6 +8670,7 @@ impl<'de> Deserialize<'de> for SessionConfigSchema {
 }
 
 impl wire::Blank for SessionConfigSchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -8756,6 +8768,7 @@ impl<'de> Deserialize<'de> for SessionConfigState {
 }
 
 impl wire::Blank for SessionConfigState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -9717,6 +9730,7 @@ impl<'de> Deserialize<'de> for ChatInputSelectedAnswerValue {
 }
 
 impl wire::Blank for ChatInputSelectedAnswerValue {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -9809,6 +9823,7 @@ impl<'de> Deserialize<'de> for ChatInputSelectedManyAnswerValue {
 }
 
 impl wire::Blank for ChatInputSelectedManyAnswerValue {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -10968,6 +10983,7 @@ impl<'de> Deserialize<'de> for TextPosition {
 }
 
 impl wire::Blank for TextPosition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             line: wire::Blank::blank(),
@@ -11056,6 +11072,7 @@ impl<'de> Deserialize<'de> for TextRange {
 }
 
 impl wire::Blank for TextRange {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             start: wire::Blank::blank(),
@@ -12118,6 +12135,7 @@ impl<'de> Deserialize<'de> for MarkdownResponsePart {
 }
 
 impl wire::Blank for MarkdownResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -12530,6 +12548,7 @@ impl<'de> Deserialize<'de> for ReasoningResponsePart {
 }
 
 impl wire::Blank for ReasoningResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -12629,6 +12648,7 @@ impl<'de> Deserialize<'de> for SystemNotificationResponsePart {
 }
 
 impl wire::Blank for SystemNotificationResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             content: wire::Blank::blank(),
@@ -12730,6 +12750,7 @@ impl<'de> Deserialize<'de> for InputRequestResponsePart {
 }
 
 impl wire::Blank for InputRequestResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             request: wire::Blank::blank(),
@@ -12828,6 +12849,7 @@ impl<'de> Deserialize<'de> for ErrorResponsePart {
 }
 
 impl wire::Blank for ErrorResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             error: wire::Blank::blank(),
@@ -13137,6 +13159,7 @@ impl<'de> Deserialize<'de> for ToolCallRiskAssessmentCompleteState {
 }
 
 impl wire::Blank for ToolCallRiskAssessmentCompleteState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             kind: wire::Blank::blank(),
@@ -15360,6 +15383,7 @@ impl<'de> Deserialize<'de> for ToolResultEmbeddedResourceContent {
 }
 
 impl wire::Blank for ToolResultEmbeddedResourceContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             data: wire::Blank::blank(),
@@ -15574,6 +15598,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContent {
 }
 
 impl wire::Blank for ToolResultFileEditContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             before: wire::Blank::blank(),
@@ -18993,6 +19018,7 @@ impl<'de> Deserialize<'de> for McpOAuthClient {
 }
 
 impl wire::Blank for McpOAuthClient {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             client_id: wire::Blank::blank(),
@@ -19410,6 +19436,7 @@ impl<'de> Deserialize<'de> for FileEditSide {
 }
 
 impl wire::Blank for FileEditSide {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -19497,6 +19524,7 @@ impl<'de> Deserialize<'de> for FileEditDiffStats {
 }
 
 impl wire::Blank for FileEditDiffStats {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             added: wire::Blank::blank(),
@@ -19596,6 +19624,7 @@ impl<'de> Deserialize<'de> for FileEdit {
 }
 
 impl wire::Blank for FileEdit {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             before: wire::Blank::blank(),
@@ -19780,6 +19809,7 @@ impl<'de> Deserialize<'de> for TerminalCommandResult {
 }
 
 impl wire::Blank for TerminalCommandResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             exit_code: wire::Blank::blank(),
@@ -21148,6 +21178,7 @@ impl<'de> Deserialize<'de> for Snapshot {
 }
 
 impl wire::Blank for Snapshot {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -22039,6 +22070,7 @@ impl<'de> Deserialize<'de> for AnnotationsSummary {
 }
 
 impl wire::Blank for AnnotationsSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -22269,6 +22301,7 @@ impl<'de> Deserialize<'de> for AnnotationOrigin {
 }
 
 impl wire::Blank for AnnotationOrigin {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             session: wire::Blank::blank(),
@@ -22533,6 +22566,7 @@ impl<'de> Deserialize<'de> for AnnotationEntry {
 }
 
 impl wire::Blank for AnnotationEntry {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -22668,6 +22702,7 @@ impl<'de> Deserialize<'de> for TelemetryCapabilities {
 }
 
 impl wire::Blank for TelemetryCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             logs: wire::Blank::blank(),
@@ -22962,6 +22997,7 @@ impl<'de> Deserialize<'de> for ResourceChange {
 }
 
 impl wire::Blank for ResourceChange {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -23054,6 +23090,7 @@ impl<'de> Deserialize<'de> for AutomationSessionOrigin {
 }
 
 impl wire::Blank for AutomationSessionOrigin {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             automation: wire::Blank::blank(),
@@ -23165,6 +23202,7 @@ impl<'de> Deserialize<'de> for AutomationSchedule {
 }
 
 impl wire::Blank for AutomationSchedule {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             expression: wire::Blank::blank(),
@@ -23264,6 +23302,7 @@ impl<'de> Deserialize<'de> for AutomationScheduleTrigger {
 }
 
 impl wire::Blank for AutomationScheduleTrigger {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -23512,6 +23551,7 @@ impl<'de> Deserialize<'de> for AutomationTriggerEventDefinition {
 }
 
 impl wire::Blank for AutomationTriggerEventDefinition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -24655,6 +24695,7 @@ impl<'de> Deserialize<'de> for AutomationState {
 }
 
 impl wire::Blank for AutomationState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             entries: wire::Blank::blank(),
@@ -25079,6 +25120,7 @@ impl<'de> Deserialize<'de> for AutomationRunningRunLifecycle {
 }
 
 impl wire::Blank for AutomationRunningRunLifecycle {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             created_at: wire::Blank::blank(),
@@ -25401,6 +25443,7 @@ impl<'de> Deserialize<'de> for AutomationCancelledRunLifecycle {
 }
 
 impl wire::Blank for AutomationCancelledRunLifecycle {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             created_at: wire::Blank::blank(),
@@ -25946,7 +25989,7 @@ impl<'de> Deserialize<'de> for CustomizationEnablement {
 
 impl wire::Blank for CustomizationEnablement {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -26077,6 +26120,7 @@ impl<'de> Deserialize<'de> for CustomizationEnablementWorkspace {
 }
 
 impl wire::Blank for CustomizationEnablementWorkspace {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -26328,7 +26372,7 @@ impl<'de> Deserialize<'de> for ChatOrigin {
 
 impl wire::Blank for ChatOrigin {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -26455,6 +26499,7 @@ impl<'de> Deserialize<'de> for ChatOriginFork {
 }
 
 impl wire::Blank for ChatOriginFork {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -26547,6 +26592,7 @@ impl<'de> Deserialize<'de> for ChatOriginSideChat {
 }
 
 impl wire::Blank for ChatOriginSideChat {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -26641,6 +26687,7 @@ impl<'de> Deserialize<'de> for ChatOriginTool {
 }
 
 impl wire::Blank for ChatOriginTool {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -26797,7 +26844,7 @@ impl<'de> Deserialize<'de> for ResponsePart {
 
 impl wire::Blank for ResponsePart {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -26937,7 +26984,7 @@ impl<'de> Deserialize<'de> for ToolCallState {
 
 impl wire::Blank for ToolCallState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27036,7 +27083,7 @@ impl<'de> Deserialize<'de> for ToolCallConfirmationState {
 
 impl wire::Blank for ToolCallConfirmationState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27118,7 +27165,7 @@ impl<'de> Deserialize<'de> for TerminalClaim {
 
 impl wire::Blank for TerminalClaim {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27196,7 +27243,7 @@ impl<'de> Deserialize<'de> for TerminalContentPart {
 
 impl wire::Blank for TerminalContentPart {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27311,7 +27358,7 @@ impl<'de> Deserialize<'de> for ChatInputQuestion {
 
 impl wire::Blank for ChatInputQuestion {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27418,7 +27465,7 @@ impl<'de> Deserialize<'de> for ChatInputAnswerValue {
 
 impl wire::Blank for ChatInputAnswerValue {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27508,7 +27555,7 @@ impl<'de> Deserialize<'de> for ChatInputAnswer {
 
 impl wire::Blank for ChatInputAnswer {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27624,7 +27671,7 @@ impl<'de> Deserialize<'de> for ToolResultContent {
 
 impl wire::Blank for ToolResultContent {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27735,7 +27782,7 @@ impl<'de> Deserialize<'de> for MessageAttachment {
 
 impl wire::Blank for MessageAttachment {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27827,7 +27874,7 @@ impl<'de> Deserialize<'de> for Customization {
 
 impl wire::Blank for Customization {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27938,7 +27985,7 @@ impl<'de> Deserialize<'de> for ChildCustomization {
 
 impl wire::Blank for ChildCustomization {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28036,7 +28083,7 @@ impl<'de> Deserialize<'de> for CustomizationLoadState {
 
 impl wire::Blank for CustomizationLoadState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28137,7 +28184,7 @@ impl<'de> Deserialize<'de> for McpServerState {
 
 impl wire::Blank for McpServerState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28218,7 +28265,7 @@ impl<'de> Deserialize<'de> for ToolCallContributor {
 
 impl wire::Blank for ToolCallContributor {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28296,7 +28343,7 @@ impl<'de> Deserialize<'de> for ToolCallRiskAssessment {
 
 impl wire::Blank for ToolCallRiskAssessment {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28374,7 +28421,7 @@ impl<'de> Deserialize<'de> for TerminalLifecycleState {
 
 impl wire::Blank for TerminalLifecycleState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28471,7 +28518,7 @@ impl<'de> Deserialize<'de> for SessionInputRequest {
 
 impl wire::Blank for SessionInputRequest {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28559,7 +28606,7 @@ impl<'de> Deserialize<'de> for BackgroundWork {
 
 impl wire::Blank for BackgroundWork {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28630,7 +28677,7 @@ impl<'de> Deserialize<'de> for SessionOrigin {
 
 impl wire::Blank for SessionOrigin {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28707,7 +28754,7 @@ impl<'de> Deserialize<'de> for AutomationTrigger {
 
 impl wire::Blank for AutomationTrigger {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28785,7 +28832,7 @@ impl<'de> Deserialize<'de> for AutomationDisableCondition {
 
 impl wire::Blank for AutomationDisableCondition {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28867,7 +28914,7 @@ impl<'de> Deserialize<'de> for AutomationRunOrigin {
 
 impl wire::Blank for AutomationRunOrigin {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28966,7 +29013,7 @@ impl<'de> Deserialize<'de> for AutomationRunLifecycle {
 
 impl wire::Blank for AutomationRunLifecycle {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -29562,6 +29609,7 @@ impl<'de> Deserialize<'de> for ActionOrigin {
 }
 
 impl wire::Blank for ActionOrigin {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             client_id: wire::Blank::blank(),
@@ -29947,6 +29995,7 @@ impl<'de> Deserialize<'de> for RootConfigChangedAction {
 }
 
 impl wire::Blank for RootConfigChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             config: wire::Blank::blank(),
@@ -30368,6 +30417,7 @@ impl<'de> Deserialize<'de> for SessionChatUpdatedAction {
 }
 
 impl wire::Blank for SessionChatUpdatedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -30896,6 +30946,7 @@ impl<'de> Deserialize<'de> for ChatResponsePartAction {
 }
 
 impl wire::Blank for ChatResponsePartAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32293,6 +32344,7 @@ impl<'de> Deserialize<'de> for ChatToolCallAuthResolvedAction {
 }
 
 impl wire::Blank for ChatToolCallAuthResolvedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32400,6 +32452,7 @@ impl<'de> Deserialize<'de> for ChatTurnCompleteAction {
 }
 
 impl wire::Blank for ChatTurnCompleteAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32507,6 +32560,7 @@ impl<'de> Deserialize<'de> for ChatTurnCancelledAction {
 }
 
 impl wire::Blank for ChatTurnCancelledAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -33497,6 +33551,7 @@ impl<'de> Deserialize<'de> for ChatUsageAction {
 }
 
 impl wire::Blank for ChatUsageAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -34517,6 +34572,7 @@ impl<'de> Deserialize<'de> for SessionWorkingDirectoryReplacedAction {
 }
 
 impl wire::Blank for SessionWorkingDirectoryReplacedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             directory: wire::Blank::blank(),
@@ -34968,6 +35024,7 @@ impl<'de> Deserialize<'de> for ChatPendingMessageSetAction {
 }
 
 impl wire::Blank for ChatPendingMessageSetAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             kind: wire::Blank::blank(),
@@ -35064,6 +35121,7 @@ impl<'de> Deserialize<'de> for ChatPendingMessageRemovedAction {
 }
 
 impl wire::Blank for ChatPendingMessageRemovedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             kind: wire::Blank::blank(),
@@ -35592,6 +35650,7 @@ impl<'de> Deserialize<'de> for ChatInputAnswerChangedAction {
 }
 
 impl wire::Blank for ChatInputAnswerChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             request_id: wire::Blank::blank(),
@@ -35704,6 +35763,7 @@ impl<'de> Deserialize<'de> for ChatInputCompletedAction {
 }
 
 impl wire::Blank for ChatInputCompletedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             request_id: wire::Blank::blank(),
@@ -35894,6 +35954,7 @@ impl<'de> Deserialize<'de> for SessionCustomizationToggledAction {
 }
 
 impl wire::Blank for SessionCustomizationToggledAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -36178,6 +36239,7 @@ impl<'de> Deserialize<'de> for SessionMcpServerStateChangedAction {
 }
 
 impl wire::Blank for SessionMcpServerStateChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -36655,6 +36717,7 @@ impl<'de> Deserialize<'de> for ChatTurnsLoadedAction {
 }
 
 impl wire::Blank for ChatTurnsLoadedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turns: wire::Blank::blank(),
@@ -36749,6 +36812,7 @@ impl<'de> Deserialize<'de> for SessionConfigChangedAction {
 }
 
 impl wire::Blank for SessionConfigChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             config: wire::Blank::blank(),
@@ -36926,6 +36990,7 @@ impl<'de> Deserialize<'de> for ChangesetStatusChangedAction {
 }
 
 impl wire::Blank for ChangesetStatusChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             status: wire::Blank::blank(),
@@ -37200,6 +37265,7 @@ impl<'de> Deserialize<'de> for ChangesetFilesReviewChangedAction {
 }
 
 impl wire::Blank for ChangesetFilesReviewChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             files: wire::Blank::blank(),
@@ -37298,6 +37364,7 @@ impl<'de> Deserialize<'de> for ChangesetContentChangedAction {
 }
 
 impl wire::Blank for ChangesetContentChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             files: wire::Blank::blank(),
@@ -37489,6 +37556,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationStatusChangedAction {
 }
 
 impl wire::Blank for ChangesetOperationStatusChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             operation_id: wire::Blank::blank(),
@@ -37994,6 +38062,7 @@ impl<'de> Deserialize<'de> for AnnotationsEntrySetAction {
 }
 
 impl wire::Blank for AnnotationsEntrySetAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             annotation_id: wire::Blank::blank(),
@@ -38088,6 +38157,7 @@ impl<'de> Deserialize<'de> for AnnotationsEntryRemovedAction {
 }
 
 impl wire::Blank for AnnotationsEntryRemovedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             annotation_id: wire::Blank::blank(),
@@ -38437,6 +38507,7 @@ impl<'de> Deserialize<'de> for TerminalResizedAction {
 }
 
 impl wire::Blank for TerminalResizedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             cols: wire::Blank::blank(),
@@ -39010,6 +39081,7 @@ impl<'de> Deserialize<'de> for TerminalCommandExecutedAction {
 }
 
 impl wire::Blank for TerminalCommandExecutedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -39120,6 +39192,7 @@ impl<'de> Deserialize<'de> for TerminalCommandFinishedAction {
 }
 
 impl wire::Blank for TerminalCommandFinishedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -39320,6 +39393,7 @@ impl<'de> Deserialize<'de> for AutomationCreateRequestedAction {
 }
 
 impl wire::Blank for AutomationCreateRequestedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -39420,6 +39494,7 @@ impl<'de> Deserialize<'de> for AutomationUpdateRequestedAction {
 }
 
 impl wire::Blank for AutomationUpdateRequestedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -41239,7 +41314,7 @@ impl<'de> Deserialize<'de> for StateAction {
 
 impl wire::Blank for StateAction {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -43085,6 +43160,7 @@ impl<'de> Deserialize<'de> for Implementation {
 }
 
 impl wire::Blank for Implementation {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             name: wire::Blank::blank(),
@@ -43314,6 +43390,7 @@ impl<'de> Deserialize<'de> for ReconnectReplayResult {
 }
 
 impl wire::Blank for ReconnectReplayResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             actions: wire::Blank::blank(),
@@ -44078,6 +44155,7 @@ impl<'de> Deserialize<'de> for DisposeSessionParams {
 }
 
 impl wire::Blank for DisposeSessionParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -44170,6 +44248,7 @@ impl<'de> Deserialize<'de> for ForkChatSource {
 }
 
 impl wire::Blank for ForkChatSource {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -44274,6 +44353,7 @@ impl<'de> Deserialize<'de> for SideChatSource {
 }
 
 impl wire::Blank for SideChatSource {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -44539,6 +44619,7 @@ impl<'de> Deserialize<'de> for DisposeChatParams {
 }
 
 impl wire::Blank for DisposeChatParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -44632,6 +44713,7 @@ impl<'de> Deserialize<'de> for ChatMoveToSessionDestination {
 }
 
 impl wire::Blank for ChatMoveToSessionDestination {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             session: wire::Blank::blank(),
@@ -44828,6 +44910,7 @@ impl<'de> Deserialize<'de> for MoveChatParams {
 }
 
 impl wire::Blank for MoveChatParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -45142,6 +45225,7 @@ impl<'de> Deserialize<'de> for ListSessionsResult {
 }
 
 impl wire::Blank for ListSessionsResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             next_cursor: wire::Blank::blank(),
@@ -45371,6 +45455,7 @@ impl<'de> Deserialize<'de> for ResourceReadResult {
 }
 
 impl wire::Blank for ResourceReadResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             data: wire::Blank::blank(),
@@ -45768,6 +45853,7 @@ impl<'de> Deserialize<'de> for ResourceListParams {
 }
 
 impl wire::Blank for ResourceListParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -45942,6 +46028,7 @@ impl<'de> Deserialize<'de> for DirectoryEntry {
 }
 
 impl wire::Blank for DirectoryEntry {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             name: wire::Blank::blank(),
@@ -46944,6 +47031,7 @@ impl<'de> Deserialize<'de> for ResourceMkdirParams {
 }
 
 impl wire::Blank for ResourceMkdirParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -47594,6 +47682,7 @@ impl<'de> Deserialize<'de> for FetchTurnsParams {
 }
 
 impl wire::Blank for FetchTurnsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -47852,6 +47941,7 @@ impl<'de> Deserialize<'de> for DispatchActionParams {
 }
 
 impl wire::Blank for DispatchActionParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48343,6 +48433,7 @@ impl<'de> Deserialize<'de> for DisposeTerminalParams {
 }
 
 impl wire::Blank for DisposeTerminalParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48572,6 +48663,7 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigResult {
 }
 
 impl wire::Blank for ResolveSessionConfigResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -48909,6 +49001,7 @@ impl<'de> Deserialize<'de> for SessionConfigValueItem {
 }
 
 impl wire::Blank for SessionConfigValueItem {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -49480,6 +49573,7 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationResult {
 }
 
 impl wire::Blank for InvokeChangesetOperationResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             message: wire::Blank::blank(),
@@ -49576,6 +49670,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationFollowUp {
 }
 
 impl wire::Blank for ChangesetOperationFollowUp {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             content: wire::Blank::blank(),
@@ -50309,7 +50404,7 @@ impl<'de> Deserialize<'de> for ChatSource {
 
 impl wire::Blank for ChatSource {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -50387,7 +50482,7 @@ impl<'de> Deserialize<'de> for ChatMoveDestination {
 
 impl wire::Blank for ChatMoveDestination {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -50467,7 +50562,7 @@ impl<'de> Deserialize<'de> for ReconnectResult {
 
 impl wire::Blank for ReconnectResult {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -50545,7 +50640,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationTarget {
 
 impl wire::Blank for ChangesetOperationTarget {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -50595,6 +50690,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationTargetResource {
 }
 
 impl wire::Blank for ChangesetOperationTargetResource {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -50685,6 +50781,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationTargetRange {
 }
 
 impl wire::Blank for ChangesetOperationTargetRange {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -50840,6 +50937,7 @@ impl<'de> Deserialize<'de> for SessionAddedParams {
 }
 
 impl wire::Blank for SessionAddedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -50929,6 +51027,7 @@ impl<'de> Deserialize<'de> for SessionRemovedParams {
 }
 
 impl wire::Blank for SessionRemovedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51052,6 +51151,7 @@ impl<'de> Deserialize<'de> for SessionSummaryChangedParams {
 }
 
 impl wire::Blank for SessionSummaryChangedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51314,6 +51414,7 @@ impl<'de> Deserialize<'de> for AuthRequiredParams {
 }
 
 impl wire::Blank for AuthRequiredParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51421,6 +51522,7 @@ impl<'de> Deserialize<'de> for OtlpExportLogsParams {
 }
 
 impl wire::Blank for OtlpExportLogsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51516,6 +51618,7 @@ impl<'de> Deserialize<'de> for OtlpExportTracesParams {
 }
 
 impl wire::Blank for OtlpExportTracesParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51611,6 +51714,7 @@ impl<'de> Deserialize<'de> for OtlpExportMetricsParams {
 }
 
 impl wire::Blank for OtlpExportMetricsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -52086,6 +52190,7 @@ impl<'de> Deserialize<'de> for JsonRpcSuccessResponse {
 }
 
 impl wire::Blank for JsonRpcSuccessResponse {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             jsonrpc: wire::Blank::blank(),
@@ -52179,6 +52284,7 @@ impl<'de> Deserialize<'de> for JsonRpcErrorResponse {
 }
 
 impl wire::Blank for JsonRpcErrorResponse {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             jsonrpc: wire::Blank::blank(),
@@ -52272,6 +52378,7 @@ impl<'de> Deserialize<'de> for JsonRpcError {
 }
 
 impl wire::Blank for JsonRpcError {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             code: wire::Blank::blank(),
@@ -52367,6 +52474,7 @@ impl<'de> Deserialize<'de> for JsonRpcNotification {
 }
 
 impl wire::Blank for JsonRpcNotification {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             jsonrpc: wire::Blank::blank(),
@@ -53090,6 +53198,7 @@ impl<'de> Deserialize<'de> for SystemMessageTransformParams {
 }
 
 impl wire::Blank for SystemMessageTransformParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
