@@ -123,13 +123,13 @@ pub struct Icon {
 
 impl Clone for Icon {
     fn clone(&self) -> Self {
-        Self {
-            src: self.src.clone(),
-            content_type: self.content_type.clone(),
-            sizes: self.sizes.clone(),
-            theme: self.theme.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.src, &self.src);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.sizes, &self.sizes);
+        wire::assign(&mut out.theme, &self.theme);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -146,6 +146,7 @@ impl<'de> Deserialize<'de> for Icon {
 }
 
 impl wire::Blank for Icon {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             src: wire::Blank::blank(),
@@ -319,28 +320,37 @@ pub struct ProtectedResourceMetadata {
 
 impl Clone for ProtectedResourceMetadata {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            resource_name: self.resource_name.clone(),
-            authorization_servers: self.authorization_servers.clone(),
-            jwks_uri: self.jwks_uri.clone(),
-            scopes_supported: self.scopes_supported.clone(),
-            bearer_methods_supported: self.bearer_methods_supported.clone(),
-            resource_signing_alg_values_supported: self
-                .resource_signing_alg_values_supported
-                .clone(),
-            resource_encryption_alg_values_supported: self
-                .resource_encryption_alg_values_supported
-                .clone(),
-            resource_encryption_enc_values_supported: self
-                .resource_encryption_enc_values_supported
-                .clone(),
-            resource_documentation: self.resource_documentation.clone(),
-            resource_policy_uri: self.resource_policy_uri.clone(),
-            resource_tos_uri: self.resource_tos_uri.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.resource_name, &self.resource_name);
+        wire::assign(&mut out.authorization_servers, &self.authorization_servers);
+        wire::assign(&mut out.jwks_uri, &self.jwks_uri);
+        wire::assign(&mut out.scopes_supported, &self.scopes_supported);
+        wire::assign(
+            &mut out.bearer_methods_supported,
+            &self.bearer_methods_supported,
+        );
+        wire::assign(
+            &mut out.resource_signing_alg_values_supported,
+            &self.resource_signing_alg_values_supported,
+        );
+        wire::assign(
+            &mut out.resource_encryption_alg_values_supported,
+            &self.resource_encryption_alg_values_supported,
+        );
+        wire::assign(
+            &mut out.resource_encryption_enc_values_supported,
+            &self.resource_encryption_enc_values_supported,
+        );
+        wire::assign(
+            &mut out.resource_documentation,
+            &self.resource_documentation,
+        );
+        wire::assign(&mut out.resource_policy_uri, &self.resource_policy_uri);
+        wire::assign(&mut out.resource_tos_uri, &self.resource_tos_uri);
+        out.required = self.required;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -357,6 +367,7 @@ impl<'de> Deserialize<'de> for ProtectedResourceMetadata {
 }
 
 impl wire::Blank for ProtectedResourceMetadata {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -645,20 +656,20 @@ pub struct ConfigPropertySchema {
 
 impl Clone for ConfigPropertySchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            default: self.default.clone(),
-            r#enum: self.r#enum.clone(),
-            enum_labels: self.enum_labels.clone(),
-            enum_descriptions: self.enum_descriptions.clone(),
-            read_only: self.read_only.clone(),
-            items: self.items.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.default, &self.default);
+        wire::assign(&mut out.r#enum, &self.r#enum);
+        wire::assign(&mut out.enum_labels, &self.enum_labels);
+        wire::assign(&mut out.enum_descriptions, &self.enum_descriptions);
+        out.read_only = self.read_only;
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -675,6 +686,7 @@ impl<'de> Deserialize<'de> for ConfigPropertySchema {
 }
 
 impl wire::Blank for ConfigPropertySchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -825,12 +837,12 @@ pub struct ConfigSchema {
 
 impl Clone for ConfigSchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -847,6 +859,7 @@ impl<'de> Deserialize<'de> for ConfigSchema {
 }
 
 impl wire::Blank for ConfigSchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -921,11 +934,11 @@ pub struct TextPosition {
 
 impl Clone for TextPosition {
     fn clone(&self) -> Self {
-        Self {
-            line: self.line.clone(),
-            character: self.character.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.line = self.line;
+        out.character = self.character;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -942,6 +955,7 @@ impl<'de> Deserialize<'de> for TextPosition {
 }
 
 impl wire::Blank for TextPosition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             line: wire::Blank::blank(),
@@ -1010,11 +1024,11 @@ pub struct TextRange {
 
 impl Clone for TextRange {
     fn clone(&self) -> Self {
-        Self {
-            start: self.start.clone(),
-            end: self.end.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.start, &self.start);
+        wire::assign(&mut out.end, &self.end);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -1031,6 +1045,7 @@ impl<'de> Deserialize<'de> for TextRange {
 }
 
 impl wire::Blank for TextRange {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             start: wire::Blank::blank(),
@@ -1100,10 +1115,10 @@ pub struct TextSelection {
 
 impl Clone for TextSelection {
     fn clone(&self) -> Self {
-        Self {
-            range: self.range.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -1196,12 +1211,12 @@ pub struct ContentRef {
 
 impl Clone for ContentRef {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -1218,6 +1233,7 @@ impl<'de> Deserialize<'de> for ContentRef {
 }
 
 impl wire::Blank for ContentRef {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -1292,11 +1308,11 @@ pub struct FileEditBefore {
 
 impl Clone for FileEditBefore {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -1313,6 +1329,7 @@ impl<'de> Deserialize<'de> for FileEditBefore {
 }
 
 impl wire::Blank for FileEditBefore {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -1379,11 +1396,11 @@ pub struct FileEditAfter {
 
 impl Clone for FileEditAfter {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -1400,6 +1417,7 @@ impl<'de> Deserialize<'de> for FileEditAfter {
 }
 
 impl wire::Blank for FileEditAfter {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -1476,11 +1494,11 @@ pub struct FileEditDiff {
 
 impl Clone for FileEditDiff {
     fn clone(&self) -> Self {
-        Self {
-            added: self.added.clone(),
-            removed: self.removed.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.added = self.added;
+        out.removed = self.removed;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -1497,6 +1515,7 @@ impl<'de> Deserialize<'de> for FileEditDiff {
 }
 
 impl wire::Blank for FileEditDiff {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             added: wire::Blank::blank(),
@@ -1575,12 +1594,12 @@ pub struct FileEdit {
 
 impl Clone for FileEdit {
     fn clone(&self) -> Self {
-        Self {
-            before: self.before.clone(),
-            after: self.after.clone(),
-            diff: self.diff.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.before, &self.before);
+        wire::assign(&mut out.after, &self.after);
+        wire::assign(&mut out.diff, &self.diff);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -1597,6 +1616,7 @@ impl<'de> Deserialize<'de> for FileEdit {
 }
 
 impl wire::Blank for FileEdit {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             before: wire::Blank::blank(),
@@ -1700,14 +1720,14 @@ pub struct UsageInfo {
 
 impl Clone for UsageInfo {
     fn clone(&self) -> Self {
-        Self {
-            input_tokens: self.input_tokens.clone(),
-            output_tokens: self.output_tokens.clone(),
-            model: self.model.clone(),
-            cache_read_tokens: self.cache_read_tokens.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.input_tokens = self.input_tokens;
+        out.output_tokens = self.output_tokens;
+        wire::assign(&mut out.model, &self.model);
+        out.cache_read_tokens = self.cache_read_tokens;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -1724,6 +1744,7 @@ impl<'de> Deserialize<'de> for UsageInfo {
 }
 
 impl wire::Blank for UsageInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             input_tokens: wire::Blank::blank(),
@@ -1827,12 +1848,12 @@ pub struct ErrorInfo {
 
 impl Clone for ErrorInfo {
     fn clone(&self) -> Self {
-        Self {
-            error_type: self.error_type.clone(),
-            message: self.message.clone(),
-            stack: self.stack.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error_type, &self.error_type);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.stack, &self.stack);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -1849,6 +1870,7 @@ impl<'de> Deserialize<'de> for ErrorInfo {
 }
 
 impl wire::Blank for ErrorInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             error_type: wire::Blank::blank(),
@@ -1927,12 +1949,12 @@ pub struct Snapshot {
 
 impl Clone for Snapshot {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            state: self.state.clone(),
-            from_seq: self.from_seq.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.state, &self.state);
+        out.from_seq = self.from_seq;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -1949,6 +1971,7 @@ impl<'de> Deserialize<'de> for Snapshot {
 }
 
 impl wire::Blank for Snapshot {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -2032,13 +2055,13 @@ pub struct RootState {
 
 impl Clone for RootState {
     fn clone(&self) -> Self {
-        Self {
-            agents: self.agents.clone(),
-            active_sessions: self.active_sessions.clone(),
-            terminals: self.terminals.clone(),
-            config: self.config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.agents, &self.agents);
+        out.active_sessions = self.active_sessions;
+        wire::assign(&mut out.terminals, &self.terminals);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -2055,6 +2078,7 @@ impl<'de> Deserialize<'de> for RootState {
 }
 
 impl wire::Blank for RootState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             agents: wire::Blank::blank(),
@@ -2165,12 +2189,10 @@ impl RootState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: RootStateField) {
         match field {
-            RootStateField::Agents => self.agents.clone_from(&other.agents),
-            RootStateField::ActiveSessions => {
-                self.active_sessions.clone_from(&other.active_sessions)
-            }
-            RootStateField::Terminals => self.terminals.clone_from(&other.terminals),
-            RootStateField::Config => self.config.clone_from(&other.config),
+            RootStateField::Agents => wire::assign(&mut self.agents, &other.agents),
+            RootStateField::ActiveSessions => self.active_sessions = other.active_sessions,
+            RootStateField::Terminals => wire::assign(&mut self.terminals, &other.terminals),
+            RootStateField::Config => wire::assign(&mut self.config, &other.config),
         }
     }
 
@@ -2261,16 +2283,19 @@ pub struct AgentInfo {
 
 impl Clone for AgentInfo {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            display_name: self.display_name.clone(),
-            description: self.description.clone(),
-            models: self.models.clone(),
-            protected_resources: self.protected_resources.clone(),
-            customizations: self.customizations.clone(),
-            system_message_sections: self.system_message_sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.models, &self.models);
+        wire::assign(&mut out.protected_resources, &self.protected_resources);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(
+            &mut out.system_message_sections,
+            &self.system_message_sections,
+        );
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -2287,6 +2312,7 @@ impl<'de> Deserialize<'de> for AgentInfo {
 }
 
 impl wire::Blank for AgentInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -2434,17 +2460,17 @@ pub struct SessionModelInfo {
 
 impl Clone for SessionModelInfo {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            provider: self.provider.clone(),
-            name: self.name.clone(),
-            max_context_window: self.max_context_window.clone(),
-            supports_vision: self.supports_vision.clone(),
-            policy_state: self.policy_state.clone(),
-            config_schema: self.config_schema.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.name, &self.name);
+        out.max_context_window = self.max_context_window;
+        out.supports_vision = self.supports_vision;
+        wire::assign(&mut out.policy_state, &self.policy_state);
+        wire::assign(&mut out.config_schema, &self.config_schema);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -2461,6 +2487,7 @@ impl<'de> Deserialize<'de> for SessionModelInfo {
 }
 
 impl wire::Blank for SessionModelInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -2585,11 +2612,11 @@ pub struct ModelSelection {
 
 impl Clone for ModelSelection {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            config: self.config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -2606,6 +2633,7 @@ impl<'de> Deserialize<'de> for ModelSelection {
 }
 
 impl wire::Blank for ModelSelection {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -2680,11 +2708,11 @@ pub struct RootConfigState {
 
 impl Clone for RootConfigState {
     fn clone(&self) -> Self {
-        Self {
-            schema: self.schema.clone(),
-            values: self.values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.schema, &self.schema);
+        wire::assign(&mut out.values, &self.values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -2701,6 +2729,7 @@ impl<'de> Deserialize<'de> for RootConfigState {
 }
 
 impl wire::Blank for RootConfigState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -2773,11 +2802,11 @@ pub struct PendingMessage {
 
 impl Clone for PendingMessage {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -2794,6 +2823,7 @@ impl<'de> Deserialize<'de> for PendingMessage {
 }
 
 impl wire::Blank for PendingMessage {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -2961,23 +2991,23 @@ pub struct SessionState {
 
 impl Clone for SessionState {
     fn clone(&self) -> Self {
-        Self {
-            summary: self.summary.clone(),
-            lifecycle: self.lifecycle.clone(),
-            creation_error: self.creation_error.clone(),
-            server_tools: self.server_tools.clone(),
-            active_client: self.active_client.clone(),
-            turns: self.turns.clone(),
-            active_turn: self.active_turn.clone(),
-            steering_message: self.steering_message.clone(),
-            queued_messages: self.queued_messages.clone(),
-            input_requests: self.input_requests.clone(),
-            config: self.config.clone(),
-            customizations: self.customizations.clone(),
-            changesets: self.changesets.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.summary, &self.summary);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.creation_error, &self.creation_error);
+        wire::assign(&mut out.server_tools, &self.server_tools);
+        wire::assign(&mut out.active_client, &self.active_client);
+        wire::assign(&mut out.turns, &self.turns);
+        wire::assign(&mut out.active_turn, &self.active_turn);
+        wire::assign(&mut out.steering_message, &self.steering_message);
+        wire::assign(&mut out.queued_messages, &self.queued_messages);
+        wire::assign(&mut out.input_requests, &self.input_requests);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.changesets, &self.changesets);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -2994,6 +3024,7 @@ impl<'de> Deserialize<'de> for SessionState {
 }
 
 impl wire::Blank for SessionState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             summary: wire::Blank::blank(),
@@ -3205,30 +3236,36 @@ impl SessionState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: SessionStateField) {
         match field {
-            SessionStateField::Summary => self.summary.clone_from(&other.summary),
-            SessionStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
+            SessionStateField::Summary => wire::assign(&mut self.summary, &other.summary),
+            SessionStateField::Lifecycle => wire::assign(&mut self.lifecycle, &other.lifecycle),
             SessionStateField::CreationError => {
-                self.creation_error.clone_from(&other.creation_error)
+                wire::assign(&mut self.creation_error, &other.creation_error)
             }
-            SessionStateField::ServerTools => self.server_tools.clone_from(&other.server_tools),
-            SessionStateField::ActiveClient => self.active_client.clone_from(&other.active_client),
-            SessionStateField::Turns => self.turns.clone_from(&other.turns),
-            SessionStateField::ActiveTurn => self.active_turn.clone_from(&other.active_turn),
+            SessionStateField::ServerTools => {
+                wire::assign(&mut self.server_tools, &other.server_tools)
+            }
+            SessionStateField::ActiveClient => {
+                wire::assign(&mut self.active_client, &other.active_client)
+            }
+            SessionStateField::Turns => wire::assign(&mut self.turns, &other.turns),
+            SessionStateField::ActiveTurn => {
+                wire::assign(&mut self.active_turn, &other.active_turn)
+            }
             SessionStateField::SteeringMessage => {
-                self.steering_message.clone_from(&other.steering_message)
+                wire::assign(&mut self.steering_message, &other.steering_message)
             }
             SessionStateField::QueuedMessages => {
-                self.queued_messages.clone_from(&other.queued_messages)
+                wire::assign(&mut self.queued_messages, &other.queued_messages)
             }
             SessionStateField::InputRequests => {
-                self.input_requests.clone_from(&other.input_requests)
+                wire::assign(&mut self.input_requests, &other.input_requests)
             }
-            SessionStateField::Config => self.config.clone_from(&other.config),
+            SessionStateField::Config => wire::assign(&mut self.config, &other.config),
             SessionStateField::Customizations => {
-                self.customizations.clone_from(&other.customizations)
+                wire::assign(&mut self.customizations, &other.customizations)
             }
-            SessionStateField::Changesets => self.changesets.clone_from(&other.changesets),
-            SessionStateField::Meta => self.meta.clone_from(&other.meta),
+            SessionStateField::Changesets => wire::assign(&mut self.changesets, &other.changesets),
+            SessionStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -3354,14 +3391,17 @@ pub struct SessionActiveClient {
 
 impl Clone for SessionActiveClient {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            display_name: self.display_name.clone(),
-            tools: self.tools.clone(),
-            customizations: self.customizations.clone(),
-            system_message_transform: self.system_message_transform.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.tools, &self.tools);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(
+            &mut out.system_message_transform,
+            &self.system_message_transform,
+        );
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3378,6 +3418,7 @@ impl<'de> Deserialize<'de> for SessionActiveClient {
 }
 
 impl wire::Blank for SessionActiveClient {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             client_id: wire::Blank::blank(),
@@ -3475,11 +3516,11 @@ pub struct ProjectInfo {
 
 impl Clone for ProjectInfo {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            display_name: self.display_name.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3496,6 +3537,7 @@ impl<'de> Deserialize<'de> for ProjectInfo {
 }
 
 impl wire::Blank for ProjectInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -3603,21 +3645,21 @@ pub struct SessionSummary {
 
 impl Clone for SessionSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            provider: self.provider.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            created_at: self.created_at.clone(),
-            modified_at: self.modified_at.clone(),
-            project: self.project.clone(),
-            model: self.model.clone(),
-            agent: self.agent.clone(),
-            working_directory: self.working_directory.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        out.created_at = self.created_at;
+        out.modified_at = self.modified_at;
+        wire::assign(&mut out.project, &self.project);
+        wire::assign(&mut out.model, &self.model);
+        wire::assign(&mut out.agent, &self.agent);
+        wire::assign(&mut out.working_directory, &self.working_directory);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3634,6 +3676,7 @@ impl<'de> Deserialize<'de> for SessionSummary {
 }
 
 impl wire::Blank for SessionSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -3793,12 +3836,12 @@ pub struct ChangesSummary {
 
 impl Clone for ChangesSummary {
     fn clone(&self) -> Self {
-        Self {
-            additions: self.additions.clone(),
-            deletions: self.deletions.clone(),
-            files: self.files.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.additions = self.additions;
+        out.deletions = self.deletions;
+        out.files = self.files;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3815,6 +3858,7 @@ impl<'de> Deserialize<'de> for ChangesSummary {
 }
 
 impl wire::Blank for ChangesSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             additions: wire::Blank::blank(),
@@ -3897,10 +3941,10 @@ pub struct AgentSelection {
 
 impl Clone for AgentSelection {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4126,22 +4170,22 @@ pub struct SessionConfigPropertySchema {
 
 impl Clone for SessionConfigPropertySchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            default: self.default.clone(),
-            r#enum: self.r#enum.clone(),
-            enum_labels: self.enum_labels.clone(),
-            enum_descriptions: self.enum_descriptions.clone(),
-            read_only: self.read_only.clone(),
-            items: self.items.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            enum_dynamic: self.enum_dynamic.clone(),
-            session_mutable: self.session_mutable.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.default, &self.default);
+        wire::assign(&mut out.r#enum, &self.r#enum);
+        wire::assign(&mut out.enum_labels, &self.enum_labels);
+        wire::assign(&mut out.enum_descriptions, &self.enum_descriptions);
+        out.read_only = self.read_only;
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        out.enum_dynamic = self.enum_dynamic;
+        out.session_mutable = self.session_mutable;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4158,6 +4202,7 @@ impl<'de> Deserialize<'de> for SessionConfigPropertySchema {
 }
 
 impl wire::Blank for SessionConfigPropertySchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -4319,12 +4364,12 @@ pub struct SessionConfigSchema {
 
 impl Clone for SessionConfigSchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4341,6 +4386,7 @@ impl<'de> Deserialize<'de> for SessionConfigSchema {
 }
 
 impl wire::Blank for SessionConfigSchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -4419,11 +4465,11 @@ pub struct SessionConfigState {
 
 impl Clone for SessionConfigState {
     fn clone(&self) -> Self {
-        Self {
-            schema: self.schema.clone(),
-            values: self.values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.schema, &self.schema);
+        wire::assign(&mut out.values, &self.values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4440,6 +4486,7 @@ impl<'de> Deserialize<'de> for SessionConfigState {
 }
 
 impl wire::Blank for SessionConfigState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -4522,13 +4569,13 @@ pub struct SessionInputOption {
 
 impl Clone for SessionInputOption {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            recommended: self.recommended.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        out.recommended = self.recommended;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4545,6 +4592,7 @@ impl<'de> Deserialize<'de> for SessionInputOption {
 }
 
 impl wire::Blank for SessionInputOption {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -4635,13 +4683,13 @@ pub struct SessionInputQuestionBase {
 
 impl Clone for SessionInputQuestionBase {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4658,6 +4706,7 @@ impl<'de> Deserialize<'de> for SessionInputQuestionBase {
 }
 
 impl wire::Blank for SessionInputQuestionBase {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -4775,17 +4824,17 @@ pub struct SessionInputTextQuestion {
 
 impl Clone for SessionInputTextQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            format: self.format.clone(),
-            min: self.min.clone(),
-            max: self.max.clone(),
-            default_value: self.default_value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        wire::assign(&mut out.format, &self.format);
+        out.min = self.min;
+        out.max = self.max;
+        wire::assign(&mut out.default_value, &self.default_value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4802,6 +4851,7 @@ impl<'de> Deserialize<'de> for SessionInputTextQuestion {
 }
 
 impl wire::Blank for SessionInputTextQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -4950,16 +5000,16 @@ pub struct SessionInputNumberQuestion {
 
 impl Clone for SessionInputNumberQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            min: self.min.clone(),
-            max: self.max.clone(),
-            default_value: self.default_value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        out.min = self.min;
+        out.max = self.max;
+        out.default_value = self.default_value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4976,6 +5026,7 @@ impl<'de> Deserialize<'de> for SessionInputNumberQuestion {
 }
 
 impl wire::Blank for SessionInputNumberQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -5100,14 +5151,14 @@ pub struct SessionInputBooleanQuestion {
 
 impl Clone for SessionInputBooleanQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            default_value: self.default_value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        out.default_value = self.default_value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5124,6 +5175,7 @@ impl<'de> Deserialize<'de> for SessionInputBooleanQuestion {
 }
 
 impl wire::Blank for SessionInputBooleanQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -5231,15 +5283,15 @@ pub struct SessionInputSingleSelectQuestion {
 
 impl Clone for SessionInputSingleSelectQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            options: self.options.clone(),
-            allow_freeform_input: self.allow_freeform_input.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        wire::assign(&mut out.options, &self.options);
+        out.allow_freeform_input = self.allow_freeform_input;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5256,6 +5308,7 @@ impl<'de> Deserialize<'de> for SessionInputSingleSelectQuestion {
 }
 
 impl wire::Blank for SessionInputSingleSelectQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -5390,17 +5443,17 @@ pub struct SessionInputMultiSelectQuestion {
 
 impl Clone for SessionInputMultiSelectQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            options: self.options.clone(),
-            allow_freeform_input: self.allow_freeform_input.clone(),
-            min: self.min.clone(),
-            max: self.max.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        wire::assign(&mut out.options, &self.options);
+        out.allow_freeform_input = self.allow_freeform_input;
+        out.min = self.min;
+        out.max = self.max;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5417,6 +5470,7 @@ impl<'de> Deserialize<'de> for SessionInputMultiSelectQuestion {
 }
 
 impl wire::Blank for SessionInputMultiSelectQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -5555,14 +5609,14 @@ pub struct SessionInputRequest {
 
 impl Clone for SessionInputRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            message: self.message.clone(),
-            url: self.url.clone(),
-            questions: self.questions.clone(),
-            answers: self.answers.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.url, &self.url);
+        wire::assign(&mut out.questions, &self.questions);
+        wire::assign(&mut out.answers, &self.answers);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5579,6 +5633,7 @@ impl<'de> Deserialize<'de> for SessionInputRequest {
 }
 
 impl wire::Blank for SessionInputRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -5668,10 +5723,10 @@ pub struct SessionInputTextAnswerValue {
 
 impl Clone for SessionInputTextAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5747,10 +5802,10 @@ pub struct SessionInputNumberAnswerValue {
 
 impl Clone for SessionInputNumberAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.value = self.value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5826,10 +5881,10 @@ pub struct SessionInputBooleanAnswerValue {
 
 impl Clone for SessionInputBooleanAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.value = self.value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5912,11 +5967,11 @@ pub struct SessionInputSelectedAnswerValue {
 
 impl Clone for SessionInputSelectedAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            freeform_values: self.freeform_values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.freeform_values, &self.freeform_values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5933,6 +5988,7 @@ impl<'de> Deserialize<'de> for SessionInputSelectedAnswerValue {
 }
 
 impl wire::Blank for SessionInputSelectedAnswerValue {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -6005,11 +6061,11 @@ pub struct SessionInputSelectedManyAnswerValue {
 
 impl Clone for SessionInputSelectedManyAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            freeform_values: self.freeform_values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.freeform_values, &self.freeform_values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6026,6 +6082,7 @@ impl<'de> Deserialize<'de> for SessionInputSelectedManyAnswerValue {
 }
 
 impl wire::Blank for SessionInputSelectedManyAnswerValue {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -6092,10 +6149,10 @@ pub struct SessionInputAnswered {
 
 impl Clone for SessionInputAnswered {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6176,10 +6233,10 @@ pub struct SessionInputSkipped {
 
 impl Clone for SessionInputSkipped {
     fn clone(&self) -> Self {
-        Self {
-            freeform_values: self.freeform_values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.freeform_values, &self.freeform_values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6277,15 +6334,15 @@ pub struct Turn {
 
 impl Clone for Turn {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            message: self.message.clone(),
-            response_parts: self.response_parts.clone(),
-            usage: self.usage.clone(),
-            state: self.state.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.response_parts, &self.response_parts);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.state, &self.state);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6302,6 +6359,7 @@ impl<'de> Deserialize<'de> for Turn {
 }
 
 impl wire::Blank for Turn {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -6403,13 +6461,13 @@ pub struct ActiveTurn {
 
 impl Clone for ActiveTurn {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            message: self.message.clone(),
-            response_parts: self.response_parts.clone(),
-            usage: self.usage.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.response_parts, &self.response_parts);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6426,6 +6484,7 @@ impl<'de> Deserialize<'de> for ActiveTurn {
 }
 
 impl wire::Blank for ActiveTurn {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -6505,10 +6564,10 @@ pub struct MessageOrigin {
 
 impl Clone for MessageOrigin {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6610,13 +6669,13 @@ pub struct Message {
 
 impl Clone for Message {
     fn clone(&self) -> Self {
-        Self {
-            text: self.text.clone(),
-            origin: self.origin.clone(),
-            attachments: self.attachments.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.text, &self.text);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.attachments, &self.attachments);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6633,6 +6692,7 @@ impl<'de> Deserialize<'de> for Message {
 }
 
 impl wire::Blank for Message {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             text: wire::Blank::blank(),
@@ -6745,13 +6805,13 @@ pub struct MessageAttachmentBase {
 
 impl Clone for MessageAttachmentBase {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6768,6 +6828,7 @@ impl<'de> Deserialize<'de> for MessageAttachmentBase {
 }
 
 impl wire::Blank for MessageAttachmentBase {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -6895,14 +6956,14 @@ pub struct SimpleMessageAttachment {
 
 impl Clone for SimpleMessageAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            model_representation: self.model_representation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.model_representation, &self.model_representation);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6919,6 +6980,7 @@ impl<'de> Deserialize<'de> for SimpleMessageAttachment {
 }
 
 impl wire::Blank for SimpleMessageAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -7059,16 +7121,16 @@ pub struct MessageEmbeddedResourceAttachment {
 
 impl Clone for MessageEmbeddedResourceAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            data: self.data.clone(),
-            content_type: self.content_type.clone(),
-            selection: self.selection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.selection, &self.selection);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7085,6 +7147,7 @@ impl<'de> Deserialize<'de> for MessageEmbeddedResourceAttachment {
 }
 
 impl wire::Blank for MessageEmbeddedResourceAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -7245,17 +7308,17 @@ pub struct MessageResourceAttachment {
 
 impl Clone for MessageResourceAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            selection: self.selection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.selection, &self.selection);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7272,6 +7335,7 @@ impl<'de> Deserialize<'de> for MessageResourceAttachment {
 }
 
 impl wire::Blank for MessageResourceAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -7389,11 +7453,11 @@ pub struct MarkdownResponsePart {
 
 impl Clone for MarkdownResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7410,6 +7474,7 @@ impl<'de> Deserialize<'de> for MarkdownResponsePart {
 }
 
 impl wire::Blank for MarkdownResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7490,12 +7555,12 @@ pub struct ResourceReponsePart {
 
 impl Clone for ResourceReponsePart {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7512,6 +7577,7 @@ impl<'de> Deserialize<'de> for ResourceReponsePart {
 }
 
 impl wire::Blank for ResourceReponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -7589,10 +7655,10 @@ pub struct ToolCallResponsePart {
 
 impl Clone for ToolCallResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            tool_call: self.tool_call.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call, &self.tool_call);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7673,11 +7739,11 @@ pub struct ReasoningResponsePart {
 
 impl Clone for ReasoningResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7694,6 +7760,7 @@ impl<'de> Deserialize<'de> for ReasoningResponsePart {
 }
 
 impl wire::Blank for ReasoningResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7764,10 +7831,10 @@ pub struct SystemNotificationResponsePart {
 
 impl Clone for SystemNotificationResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7865,13 +7932,13 @@ pub struct ConfirmationOption {
 
 impl Clone for ConfirmationOption {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            kind: self.kind.clone(),
-            group: self.group.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.kind, &self.kind);
+        out.group = self.group;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7888,6 +7955,7 @@ impl<'de> Deserialize<'de> for ConfirmationOption {
 }
 
 impl wire::Blank for ConfirmationOption {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7966,10 +8034,10 @@ pub struct ToolCallClientContributor {
 
 impl Clone for ToolCallClientContributor {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8046,10 +8114,10 @@ pub struct ToolCallMcpContributor {
 
 impl Clone for ToolCallMcpContributor {
     fn clone(&self) -> Self {
-        Self {
-            customization_id: self.customization_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.customization_id, &self.customization_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8148,14 +8216,14 @@ pub struct ToolCallBase {
 
 impl Clone for ToolCallBase {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8172,6 +8240,7 @@ impl<'de> Deserialize<'de> for ToolCallBase {
 }
 
 impl wire::Blank for ToolCallBase {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -8267,11 +8336,11 @@ pub struct ToolCallParameterFields {
 
 impl Clone for ToolCallParameterFields {
     fn clone(&self) -> Self {
-        Self {
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8288,6 +8357,7 @@ impl<'de> Deserialize<'de> for ToolCallParameterFields {
 }
 
 impl wire::Blank for ToolCallParameterFields {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             invocation_message: wire::Blank::blank(),
@@ -8356,11 +8426,11 @@ pub struct ToolCallResultError {
 
 impl Clone for ToolCallResultError {
     fn clone(&self) -> Self {
-        Self {
-            message: self.message.clone(),
-            code: self.code.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.code, &self.code);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8377,6 +8447,7 @@ impl<'de> Deserialize<'de> for ToolCallResultError {
 }
 
 impl wire::Blank for ToolCallResultError {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             message: wire::Blank::blank(),
@@ -8465,14 +8536,14 @@ pub struct ToolCallResult {
 
 impl Clone for ToolCallResult {
     fn clone(&self) -> Self {
-        Self {
-            success: self.success.clone(),
-            past_tense_message: self.past_tense_message.clone(),
-            content: self.content.clone(),
-            structured_content: self.structured_content.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.success = self.success;
+        wire::assign(&mut out.past_tense_message, &self.past_tense_message);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.structured_content, &self.structured_content);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8489,6 +8560,7 @@ impl<'de> Deserialize<'de> for ToolCallResult {
 }
 
 impl wire::Blank for ToolCallResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             success: wire::Blank::blank(),
@@ -8618,16 +8690,16 @@ pub struct ToolCallStreamingState {
 
 impl Clone for ToolCallStreamingState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            partial_input: self.partial_input.clone(),
-            invocation_message: self.invocation_message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.partial_input, &self.partial_input);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8644,6 +8716,7 @@ impl<'de> Deserialize<'de> for ToolCallStreamingState {
 }
 
 impl wire::Blank for ToolCallStreamingState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -8749,10 +8822,10 @@ pub struct ToolCallPendingConfirmationStateEdits {
 
 impl Clone for ToolCallPendingConfirmationStateEdits {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8877,20 +8950,20 @@ pub struct ToolCallPendingConfirmationState {
 
 impl Clone for ToolCallPendingConfirmationState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmation_title: self.confirmation_title.clone(),
-            edits: self.edits.clone(),
-            editable: self.editable.clone(),
-            options: self.options.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmation_title, &self.confirmation_title);
+        wire::assign(&mut out.edits, &self.edits);
+        out.editable = self.editable;
+        wire::assign(&mut out.options, &self.options);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8907,6 +8980,7 @@ impl<'de> Deserialize<'de> for ToolCallPendingConfirmationState {
 }
 
 impl wire::Blank for ToolCallPendingConfirmationState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -9082,19 +9156,19 @@ pub struct ToolCallRunningState {
 
 impl Clone for ToolCallRunningState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9111,6 +9185,7 @@ impl<'de> Deserialize<'de> for ToolCallRunningState {
 }
 
 impl wire::Blank for ToolCallRunningState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -9295,23 +9370,23 @@ pub struct ToolCallPendingResultConfirmationState {
 
 impl Clone for ToolCallPendingResultConfirmationState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            success: self.success.clone(),
-            past_tense_message: self.past_tense_message.clone(),
-            content: self.content.clone(),
-            structured_content: self.structured_content.clone(),
-            error: self.error.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        out.success = self.success;
+        wire::assign(&mut out.past_tense_message, &self.past_tense_message);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.structured_content, &self.structured_content);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9328,6 +9403,7 @@ impl<'de> Deserialize<'de> for ToolCallPendingResultConfirmationState {
 }
 
 impl wire::Blank for ToolCallPendingResultConfirmationState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -9536,23 +9612,23 @@ pub struct ToolCallCompletedState {
 
 impl Clone for ToolCallCompletedState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            success: self.success.clone(),
-            past_tense_message: self.past_tense_message.clone(),
-            content: self.content.clone(),
-            structured_content: self.structured_content.clone(),
-            error: self.error.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        out.success = self.success;
+        wire::assign(&mut out.past_tense_message, &self.past_tense_message);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.structured_content, &self.structured_content);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9569,6 +9645,7 @@ impl<'de> Deserialize<'de> for ToolCallCompletedState {
 }
 
 impl wire::Blank for ToolCallCompletedState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -9767,20 +9844,20 @@ pub struct ToolCallCancelledState {
 
 impl Clone for ToolCallCancelledState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            reason: self.reason.clone(),
-            reason_message: self.reason_message.clone(),
-            user_suggestion: self.user_suggestion.clone(),
-            selected_option: self.selected_option.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.reason_message, &self.reason_message);
+        wire::assign(&mut out.user_suggestion, &self.user_suggestion);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9797,6 +9874,7 @@ impl<'de> Deserialize<'de> for ToolCallCancelledState {
 }
 
 impl wire::Blank for ToolCallCancelledState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -9971,16 +10049,16 @@ pub struct ToolDefinition {
 
 impl Clone for ToolDefinition {
     fn clone(&self) -> Self {
-        Self {
-            name: self.name.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            input_schema: self.input_schema.clone(),
-            output_schema: self.output_schema.clone(),
-            annotations: self.annotations.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.input_schema, &self.input_schema);
+        wire::assign(&mut out.output_schema, &self.output_schema);
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9997,6 +10075,7 @@ impl<'de> Deserialize<'de> for ToolDefinition {
 }
 
 impl wire::Blank for ToolDefinition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             name: wire::Blank::blank(),
@@ -10138,14 +10217,14 @@ pub struct ToolAnnotations {
 
 impl Clone for ToolAnnotations {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            read_only_hint: self.read_only_hint.clone(),
-            destructive_hint: self.destructive_hint.clone(),
-            idempotent_hint: self.idempotent_hint.clone(),
-            open_world_hint: self.open_world_hint.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        out.read_only_hint = self.read_only_hint;
+        out.destructive_hint = self.destructive_hint;
+        out.idempotent_hint = self.idempotent_hint;
+        out.open_world_hint = self.open_world_hint;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10162,6 +10241,7 @@ impl<'de> Deserialize<'de> for ToolAnnotations {
 }
 
 impl wire::Blank for ToolAnnotations {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             title: wire::Blank::blank(),
@@ -10262,10 +10342,10 @@ pub struct ToolResultTextContent {
 
 impl Clone for ToolResultTextContent {
     fn clone(&self) -> Self {
-        Self {
-            text: self.text.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.text, &self.text);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10348,11 +10428,11 @@ pub struct ToolResultEmbeddedResourceContent {
 
 impl Clone for ToolResultEmbeddedResourceContent {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            content_type: self.content_type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10369,6 +10449,7 @@ impl<'de> Deserialize<'de> for ToolResultEmbeddedResourceContent {
 }
 
 impl wire::Blank for ToolResultEmbeddedResourceContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             data: wire::Blank::blank(),
@@ -10451,12 +10532,12 @@ pub struct ToolResultResourceContent {
 
 impl Clone for ToolResultResourceContent {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10473,6 +10554,7 @@ impl<'de> Deserialize<'de> for ToolResultResourceContent {
 }
 
 impl wire::Blank for ToolResultResourceContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -10547,11 +10629,11 @@ pub struct ToolResultFileEditContentBefore {
 
 impl Clone for ToolResultFileEditContentBefore {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10568,6 +10650,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContentBefore {
 }
 
 impl wire::Blank for ToolResultFileEditContentBefore {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -10634,11 +10717,11 @@ pub struct ToolResultFileEditContentAfter {
 
 impl Clone for ToolResultFileEditContentAfter {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10655,6 +10738,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContentAfter {
 }
 
 impl wire::Blank for ToolResultFileEditContentAfter {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -10726,12 +10810,12 @@ pub struct ToolResultFileEditContent {
 
 impl Clone for ToolResultFileEditContent {
     fn clone(&self) -> Self {
-        Self {
-            before: self.before.clone(),
-            after: self.after.clone(),
-            diff: self.diff.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.before, &self.before);
+        wire::assign(&mut out.after, &self.after);
+        wire::assign(&mut out.diff, &self.diff);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10748,6 +10832,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContent {
 }
 
 impl wire::Blank for ToolResultFileEditContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             before: wire::Blank::blank(),
@@ -10829,11 +10914,11 @@ pub struct ToolResultTerminalContent {
 
 impl Clone for ToolResultTerminalContent {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10850,6 +10935,7 @@ impl<'de> Deserialize<'de> for ToolResultTerminalContent {
 }
 
 impl wire::Blank for ToolResultTerminalContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -10931,13 +11017,13 @@ pub struct ToolResultSubagentContent {
 
 impl Clone for ToolResultSubagentContent {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            agent_name: self.agent_name.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.agent_name, &self.agent_name);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10954,6 +11040,7 @@ impl<'de> Deserialize<'de> for ToolResultSubagentContent {
 }
 
 impl wire::Blank for ToolResultSubagentContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -11059,14 +11146,14 @@ pub struct CustomizationBase {
 
 impl Clone for CustomizationBase {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11083,6 +11170,7 @@ impl<'de> Deserialize<'de> for CustomizationBase {
 }
 
 impl wire::Blank for CustomizationBase {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -11166,9 +11254,9 @@ pub struct CustomizationLoadingState {
 
 impl Clone for CustomizationLoadingState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11239,9 +11327,9 @@ pub struct CustomizationLoadedState {
 
 impl Clone for CustomizationLoadedState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11315,10 +11403,10 @@ pub struct CustomizationDegradedState {
 
 impl Clone for CustomizationDegradedState {
     fn clone(&self) -> Self {
-        Self {
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11396,10 +11484,10 @@ pub struct CustomizationErrorState {
 
 impl Clone for CustomizationErrorState {
     fn clone(&self) -> Self {
-        Self {
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11518,18 +11606,18 @@ pub struct ContainerCustomizationBase {
 
 impl Clone for ContainerCustomizationBase {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            enabled: self.enabled.clone(),
-            client_id: self.client_id.clone(),
-            load: self.load.clone(),
-            children: self.children.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.load, &self.load);
+        wire::assign(&mut out.children, &self.children);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11546,6 +11634,7 @@ impl<'de> Deserialize<'de> for ContainerCustomizationBase {
 }
 
 impl wire::Blank for ContainerCustomizationBase {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -11697,18 +11786,18 @@ pub struct PluginCustomization {
 
 impl Clone for PluginCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            enabled: self.enabled.clone(),
-            client_id: self.client_id.clone(),
-            load: self.load.clone(),
-            children: self.children.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.load, &self.load);
+        wire::assign(&mut out.children, &self.children);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11725,6 +11814,7 @@ impl<'de> Deserialize<'de> for PluginCustomization {
 }
 
 impl wire::Blank for PluginCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -11890,20 +11980,20 @@ pub struct ClientPluginCustomization {
 
 impl Clone for ClientPluginCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            enabled: self.enabled.clone(),
-            client_id: self.client_id.clone(),
-            load: self.load.clone(),
-            children: self.children.clone(),
-            r#type: self.r#type.clone(),
-            nonce: self.nonce.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.load, &self.load);
+        wire::assign(&mut out.children, &self.children);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11920,6 +12010,7 @@ impl<'de> Deserialize<'de> for ClientPluginCustomization {
 }
 
 impl wire::Blank for ClientPluginCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -12096,20 +12187,20 @@ pub struct DirectoryCustomization {
 
 impl Clone for DirectoryCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            enabled: self.enabled.clone(),
-            client_id: self.client_id.clone(),
-            load: self.load.clone(),
-            children: self.children.clone(),
-            contents: self.contents.clone(),
-            writable: self.writable.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.load, &self.load);
+        wire::assign(&mut out.children, &self.children);
+        wire::assign(&mut out.contents, &self.contents);
+        out.writable = self.writable;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12126,6 +12217,7 @@ impl<'de> Deserialize<'de> for DirectoryCustomization {
 }
 
 impl wire::Blank for DirectoryCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -12286,16 +12378,16 @@ pub struct AgentCustomization {
 
 impl Clone for AgentCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            description: self.description.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12312,6 +12404,7 @@ impl<'de> Deserialize<'de> for AgentCustomization {
 }
 
 impl wire::Blank for AgentCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -12463,16 +12556,16 @@ pub struct SkillCustomization {
 
 impl Clone for SkillCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            description: self.description.clone(),
-            disable_model_invocation: self.disable_model_invocation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.description, &self.description);
+        out.disable_model_invocation = self.disable_model_invocation;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12489,6 +12582,7 @@ impl<'de> Deserialize<'de> for SkillCustomization {
 }
 
 impl wire::Blank for SkillCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -12625,15 +12719,15 @@ pub struct PromptCustomization {
 
 impl Clone for PromptCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12650,6 +12744,7 @@ impl<'de> Deserialize<'de> for PromptCustomization {
 }
 
 impl wire::Blank for PromptCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -12793,17 +12888,17 @@ pub struct RuleCustomization {
 
 impl Clone for RuleCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            description: self.description.clone(),
-            always_apply: self.always_apply.clone(),
-            globs: self.globs.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.description, &self.description);
+        out.always_apply = self.always_apply;
+        wire::assign(&mut out.globs, &self.globs);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12820,6 +12915,7 @@ impl<'de> Deserialize<'de> for RuleCustomization {
 }
 
 impl wire::Blank for RuleCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -12956,14 +13052,14 @@ pub struct HookCustomization {
 
 impl Clone for HookCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12980,6 +13076,7 @@ impl<'de> Deserialize<'de> for HookCustomization {
 }
 
 impl wire::Blank for HookCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -13123,18 +13220,18 @@ pub struct McpServerCustomization {
 
 impl Clone for McpServerCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            enabled: self.enabled.clone(),
-            state: self.state.clone(),
-            channel: self.channel.clone(),
-            mcp_app: self.mcp_app.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.state, &self.state);
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.mcp_app, &self.mcp_app);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13151,6 +13248,7 @@ impl<'de> Deserialize<'de> for McpServerCustomization {
 }
 
 impl wire::Blank for McpServerCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -13264,10 +13362,10 @@ pub struct McpServerCustomizationApps {
 
 impl Clone for McpServerCustomizationApps {
     fn clone(&self) -> Self {
-        Self {
-            capabilities: self.capabilities.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.capabilities, &self.capabilities);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13348,10 +13446,10 @@ pub struct AhpMcpUiHostCapabilitiesServerTools {
 
 impl Clone for AhpMcpUiHostCapabilitiesServerTools {
     fn clone(&self) -> Self {
-        Self {
-            list_changed: self.list_changed.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.list_changed = self.list_changed;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13434,10 +13532,10 @@ pub struct AhpMcpUiHostCapabilitiesServerResources {
 
 impl Clone for AhpMcpUiHostCapabilitiesServerResources {
     fn clone(&self) -> Self {
-        Self {
-            list_changed: self.list_changed.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.list_changed = self.list_changed;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13516,10 +13614,10 @@ pub struct AhpMcpUiHostCapabilitiesSampling {
 
 impl Clone for AhpMcpUiHostCapabilitiesSampling {
     fn clone(&self) -> Self {
-        Self {
-            tools: self.tools.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tools, &self.tools);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13650,13 +13748,13 @@ pub struct AhpMcpUiHostCapabilities {
 
 impl Clone for AhpMcpUiHostCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            server_tools: self.server_tools.clone(),
-            server_resources: self.server_resources.clone(),
-            logging: self.logging.clone(),
-            sampling: self.sampling.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.server_tools, &self.server_tools);
+        wire::assign(&mut out.server_resources, &self.server_resources);
+        wire::assign(&mut out.logging, &self.logging);
+        wire::assign(&mut out.sampling, &self.sampling);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13673,6 +13771,7 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilities {
 }
 
 impl wire::Blank for AhpMcpUiHostCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             server_tools: wire::Blank::blank(),
@@ -13756,9 +13855,9 @@ pub struct McpServerStartingState {
 
 impl Clone for McpServerStartingState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13829,9 +13928,9 @@ pub struct McpServerReadyState {
 
 impl Clone for McpServerReadyState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13949,13 +14048,13 @@ pub struct McpServerAuthRequiredState {
 
 impl Clone for McpServerAuthRequiredState {
     fn clone(&self) -> Self {
-        Self {
-            reason: self.reason.clone(),
-            resource: self.resource.clone(),
-            required_scopes: self.required_scopes.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.required_scopes, &self.required_scopes);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13972,6 +14071,7 @@ impl<'de> Deserialize<'de> for McpServerAuthRequiredState {
 }
 
 impl wire::Blank for McpServerAuthRequiredState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             reason: wire::Blank::blank(),
@@ -14056,10 +14156,10 @@ pub struct McpServerErrorState {
 
 impl Clone for McpServerErrorState {
     fn clone(&self) -> Self {
-        Self {
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14135,9 +14235,9 @@ pub struct McpServerStoppedState {
 
 impl Clone for McpServerStoppedState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14225,13 +14325,13 @@ pub struct TerminalInfo {
 
 impl Clone for TerminalInfo {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            claim: self.claim.clone(),
-            exit_code: self.exit_code.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.claim, &self.claim);
+        out.exit_code = self.exit_code;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14248,6 +14348,7 @@ impl<'de> Deserialize<'de> for TerminalInfo {
 }
 
 impl wire::Blank for TerminalInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -14328,10 +14429,10 @@ pub struct TerminalClientClaim {
 
 impl Clone for TerminalClientClaim {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14419,12 +14520,12 @@ pub struct TerminalSessionClaim {
 
 impl Clone for TerminalSessionClaim {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14441,6 +14542,7 @@ impl<'de> Deserialize<'de> for TerminalSessionClaim {
 }
 
 impl wire::Blank for TerminalSessionClaim {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             session: wire::Blank::blank(),
@@ -14564,17 +14666,17 @@ pub struct TerminalState {
 
 impl Clone for TerminalState {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            cwd: self.cwd.clone(),
-            cols: self.cols.clone(),
-            rows: self.rows.clone(),
-            content: self.content.clone(),
-            exit_code: self.exit_code.clone(),
-            claim: self.claim.clone(),
-            supports_command_detection: self.supports_command_detection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.cwd, &self.cwd);
+        out.cols = self.cols;
+        out.rows = self.rows;
+        wire::assign(&mut out.content, &self.content);
+        out.exit_code = self.exit_code;
+        wire::assign(&mut out.claim, &self.claim);
+        out.supports_command_detection = self.supports_command_detection;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14591,6 +14693,7 @@ impl<'de> Deserialize<'de> for TerminalState {
 }
 
 impl wire::Blank for TerminalState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             title: wire::Blank::blank(),
@@ -14742,16 +14845,16 @@ impl TerminalState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: TerminalStateField) {
         match field {
-            TerminalStateField::Title => self.title.clone_from(&other.title),
-            TerminalStateField::Cwd => self.cwd.clone_from(&other.cwd),
-            TerminalStateField::Cols => self.cols.clone_from(&other.cols),
-            TerminalStateField::Rows => self.rows.clone_from(&other.rows),
-            TerminalStateField::Content => self.content.clone_from(&other.content),
-            TerminalStateField::ExitCode => self.exit_code.clone_from(&other.exit_code),
-            TerminalStateField::Claim => self.claim.clone_from(&other.claim),
-            TerminalStateField::SupportsCommandDetection => self
-                .supports_command_detection
-                .clone_from(&other.supports_command_detection),
+            TerminalStateField::Title => wire::assign(&mut self.title, &other.title),
+            TerminalStateField::Cwd => wire::assign(&mut self.cwd, &other.cwd),
+            TerminalStateField::Cols => self.cols = other.cols,
+            TerminalStateField::Rows => self.rows = other.rows,
+            TerminalStateField::Content => wire::assign(&mut self.content, &other.content),
+            TerminalStateField::ExitCode => self.exit_code = other.exit_code,
+            TerminalStateField::Claim => wire::assign(&mut self.claim, &other.claim),
+            TerminalStateField::SupportsCommandDetection => {
+                self.supports_command_detection = other.supports_command_detection
+            }
         }
     }
 
@@ -14816,10 +14919,10 @@ pub struct TerminalUnclassifiedPart {
 
 impl Clone for TerminalUnclassifiedPart {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14931,16 +15034,16 @@ pub struct TerminalCommandPart {
 
 impl Clone for TerminalCommandPart {
     fn clone(&self) -> Self {
-        Self {
-            command_id: self.command_id.clone(),
-            command_line: self.command_line.clone(),
-            output: self.output.clone(),
-            timestamp: self.timestamp.clone(),
-            is_complete: self.is_complete.clone(),
-            exit_code: self.exit_code.clone(),
-            duration_ms: self.duration_ms.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.command_id, &self.command_id);
+        wire::assign(&mut out.command_line, &self.command_line);
+        wire::assign(&mut out.output, &self.output);
+        out.timestamp = self.timestamp;
+        out.is_complete = self.is_complete;
+        out.exit_code = self.exit_code;
+        out.duration_ms = self.duration_ms;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14957,6 +15060,7 @@ impl<'de> Deserialize<'de> for TerminalCommandPart {
 }
 
 impl wire::Blank for TerminalCommandPart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -15108,13 +15212,13 @@ pub struct Changeset {
 
 impl Clone for Changeset {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            uri_template: self.uri_template.clone(),
-            description: self.description.clone(),
-            change_kind: self.change_kind.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.uri_template, &self.uri_template);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.change_kind, &self.change_kind);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15131,6 +15235,7 @@ impl<'de> Deserialize<'de> for Changeset {
 }
 
 impl wire::Blank for Changeset {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -15231,13 +15336,13 @@ pub struct ChangesetState {
 
 impl Clone for ChangesetState {
     fn clone(&self) -> Self {
-        Self {
-            status: self.status.clone(),
-            error: self.error.clone(),
-            files: self.files.clone(),
-            operations: self.operations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.files, &self.files);
+        wire::assign(&mut out.operations, &self.operations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15254,6 +15359,7 @@ impl<'de> Deserialize<'de> for ChangesetState {
 }
 
 impl wire::Blank for ChangesetState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             status: wire::Blank::blank(),
@@ -15357,10 +15463,12 @@ impl ChangesetState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: ChangesetStateField) {
         match field {
-            ChangesetStateField::Status => self.status.clone_from(&other.status),
-            ChangesetStateField::Error => self.error.clone_from(&other.error),
-            ChangesetStateField::Files => self.files.clone_from(&other.files),
-            ChangesetStateField::Operations => self.operations.clone_from(&other.operations),
+            ChangesetStateField::Status => wire::assign(&mut self.status, &other.status),
+            ChangesetStateField::Error => wire::assign(&mut self.error, &other.error),
+            ChangesetStateField::Files => wire::assign(&mut self.files, &other.files),
+            ChangesetStateField::Operations => {
+                wire::assign(&mut self.operations, &other.operations)
+            }
         }
     }
 
@@ -15415,12 +15523,12 @@ pub struct ChangesetFile {
 
 impl Clone for ChangesetFile {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            edit: self.edit.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.edit, &self.edit);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15437,6 +15545,7 @@ impl<'de> Deserialize<'de> for ChangesetFile {
 }
 
 impl wire::Blank for ChangesetFile {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -15556,17 +15665,17 @@ pub struct ChangesetOperation {
 
 impl Clone for ChangesetOperation {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            scopes: self.scopes.clone(),
-            confirmation: self.confirmation.clone(),
-            icon: self.icon.clone(),
-            status: self.status.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.scopes, &self.scopes);
+        wire::assign(&mut out.confirmation, &self.confirmation);
+        wire::assign(&mut out.icon, &self.icon);
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15583,6 +15692,7 @@ impl<'de> Deserialize<'de> for ChangesetOperation {
 }
 
 impl wire::Blank for ChangesetOperation {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -15737,12 +15847,12 @@ pub struct TelemetryCapabilities {
 
 impl Clone for TelemetryCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            logs: self.logs.clone(),
-            traces: self.traces.clone(),
-            metrics: self.metrics.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.logs, &self.logs);
+        wire::assign(&mut out.traces, &self.traces);
+        wire::assign(&mut out.metrics, &self.metrics);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15759,6 +15869,7 @@ impl<'de> Deserialize<'de> for TelemetryCapabilities {
 }
 
 impl wire::Blank for TelemetryCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             logs: wire::Blank::blank(),
@@ -15834,10 +15945,10 @@ pub struct ResourceWatchStateExcludes {
 
 impl Clone for ResourceWatchStateExcludes {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15916,10 +16027,10 @@ pub struct ResourceWatchStateIncludes {
 
 impl Clone for ResourceWatchStateIncludes {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16019,13 +16130,13 @@ pub struct ResourceWatchState {
 
 impl Clone for ResourceWatchState {
     fn clone(&self) -> Self {
-        Self {
-            root: self.root.clone(),
-            recursive: self.recursive.clone(),
-            excludes: self.excludes.clone(),
-            includes: self.includes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.root, &self.root);
+        out.recursive = self.recursive;
+        wire::assign(&mut out.excludes, &self.excludes);
+        wire::assign(&mut out.includes, &self.includes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16042,6 +16153,7 @@ impl<'de> Deserialize<'de> for ResourceWatchState {
 }
 
 impl wire::Blank for ResourceWatchState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             root: wire::Blank::blank(),
@@ -16145,10 +16257,10 @@ impl ResourceWatchState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: ResourceWatchStateField) {
         match field {
-            ResourceWatchStateField::Root => self.root.clone_from(&other.root),
-            ResourceWatchStateField::Recursive => self.recursive.clone_from(&other.recursive),
-            ResourceWatchStateField::Excludes => self.excludes.clone_from(&other.excludes),
-            ResourceWatchStateField::Includes => self.includes.clone_from(&other.includes),
+            ResourceWatchStateField::Root => wire::assign(&mut self.root, &other.root),
+            ResourceWatchStateField::Recursive => self.recursive = other.recursive,
+            ResourceWatchStateField::Excludes => wire::assign(&mut self.excludes, &other.excludes),
+            ResourceWatchStateField::Includes => wire::assign(&mut self.includes, &other.includes),
         }
     }
 
@@ -16196,11 +16308,11 @@ pub struct ResourceChange {
 
 impl Clone for ResourceChange {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            r#type: self.r#type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16217,6 +16329,7 @@ impl<'de> Deserialize<'de> for ResourceChange {
 }
 
 impl wire::Blank for ResourceChange {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -16366,7 +16479,7 @@ impl<'de> Deserialize<'de> for SessionInputQuestion {
 
 impl wire::Blank for SessionInputQuestion {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16473,7 +16586,7 @@ impl<'de> Deserialize<'de> for SessionInputAnswerValue {
 
 impl wire::Blank for SessionInputAnswerValue {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16564,7 +16677,7 @@ impl<'de> Deserialize<'de> for SessionInputAnswer {
 
 impl wire::Blank for SessionInputAnswer {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16653,7 +16766,7 @@ impl<'de> Deserialize<'de> for MessageAttachment {
 
 impl wire::Blank for MessageAttachment {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16761,7 +16874,7 @@ impl<'de> Deserialize<'de> for ResponsePart {
 
 impl wire::Blank for ResponsePart {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16848,7 +16961,7 @@ impl<'de> Deserialize<'de> for ToolCallContributor {
 
 impl wire::Blank for ToolCallContributor {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -16969,7 +17082,7 @@ impl<'de> Deserialize<'de> for ToolCallState {
 
 impl wire::Blank for ToolCallState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17103,7 +17216,7 @@ impl<'de> Deserialize<'de> for ToolResultContent {
 
 impl wire::Blank for ToolResultContent {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17284,7 +17397,7 @@ impl<'de> Deserialize<'de> for CustomizationLoadState {
 
 impl wire::Blank for CustomizationLoadState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17394,7 +17507,7 @@ impl<'de> Deserialize<'de> for ChildCustomization {
 
 impl wire::Blank for ChildCustomization {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17490,7 +17603,7 @@ impl<'de> Deserialize<'de> for Customization {
 
 impl wire::Blank for Customization {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17596,7 +17709,7 @@ impl<'de> Deserialize<'de> for McpServerState {
 
 impl wire::Blank for McpServerState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17681,7 +17794,7 @@ impl<'de> Deserialize<'de> for TerminalClaim {
 
 impl wire::Blank for TerminalClaim {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17760,7 +17873,7 @@ impl<'de> Deserialize<'de> for TerminalContentPart {
 
 impl wire::Blank for TerminalContentPart {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -17793,11 +17906,11 @@ pub struct ActionOrigin {
 
 impl Clone for ActionOrigin {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            client_seq: self.client_seq.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        out.client_seq = self.client_seq;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -17814,6 +17927,7 @@ impl<'de> Deserialize<'de> for ActionOrigin {
 }
 
 impl wire::Blank for ActionOrigin {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             client_id: wire::Blank::blank(),
@@ -17897,14 +18011,14 @@ pub struct ActionEnvelope {
 
 impl Clone for ActionEnvelope {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            action: self.action.clone(),
-            server_seq: self.server_seq.clone(),
-            origin: self.origin.clone(),
-            rejection_reason: self.rejection_reason.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.action, &self.action);
+        out.server_seq = self.server_seq;
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.rejection_reason, &self.rejection_reason);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -17921,6 +18035,7 @@ impl<'de> Deserialize<'de> for ActionEnvelope {
 }
 
 impl wire::Blank for ActionEnvelope {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -18013,10 +18128,10 @@ pub struct RootAgentsChangedAction {
 
 impl Clone for RootAgentsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            agents: self.agents.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.agents, &self.agents);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18094,10 +18209,10 @@ pub struct RootActiveSessionsChangedAction {
 
 impl Clone for RootActiveSessionsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            active_sessions: self.active_sessions.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.active_sessions = self.active_sessions;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18178,10 +18293,10 @@ pub struct RootTerminalsChangedAction {
 
 impl Clone for RootTerminalsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            terminals: self.terminals.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.terminals, &self.terminals);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18266,11 +18381,11 @@ pub struct RootConfigChangedAction {
 
 impl Clone for RootConfigChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            config: self.config.clone(),
-            replace: self.replace.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.config, &self.config);
+        out.replace = self.replace;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18287,6 +18402,7 @@ impl<'de> Deserialize<'de> for RootConfigChangedAction {
 }
 
 impl wire::Blank for RootConfigChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             config: wire::Blank::blank(),
@@ -18368,12 +18484,12 @@ pub struct ToolCallActionBase {
 
 impl Clone for ToolCallActionBase {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18390,6 +18506,7 @@ impl<'de> Deserialize<'de> for ToolCallActionBase {
 }
 
 impl wire::Blank for ToolCallActionBase {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -18458,9 +18575,9 @@ pub struct SessionReadyAction {
 
 impl Clone for SessionReadyAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18534,10 +18651,10 @@ pub struct SessionCreationFailedAction {
 
 impl Clone for SessionCreationFailedAction {
     fn clone(&self) -> Self {
-        Self {
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18627,12 +18744,12 @@ pub struct SessionTurnStartedAction {
 
 impl Clone for SessionTurnStartedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            message: self.message.clone(),
-            queued_message_id: self.queued_message_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.queued_message_id, &self.queued_message_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18649,6 +18766,7 @@ impl<'de> Deserialize<'de> for SessionTurnStartedAction {
 }
 
 impl wire::Blank for SessionTurnStartedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -18734,12 +18852,12 @@ pub struct SessionDeltaAction {
 
 impl Clone for SessionDeltaAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            part_id: self.part_id.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.part_id, &self.part_id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18756,6 +18874,7 @@ impl<'de> Deserialize<'de> for SessionDeltaAction {
 }
 
 impl wire::Blank for SessionDeltaAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -18828,11 +18947,11 @@ pub struct SessionResponsePartAction {
 
 impl Clone for SessionResponsePartAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            part: self.part.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.part, &self.part);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18849,6 +18968,7 @@ impl<'de> Deserialize<'de> for SessionResponsePartAction {
 }
 
 impl wire::Blank for SessionResponsePartAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -18946,15 +19066,15 @@ pub struct SessionToolCallStartAction {
 
 impl Clone for SessionToolCallStartAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            contributor: self.contributor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18971,6 +19091,7 @@ impl<'de> Deserialize<'de> for SessionToolCallStartAction {
 }
 
 impl wire::Blank for SessionToolCallStartAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -19090,14 +19211,14 @@ pub struct SessionToolCallDeltaAction {
 
 impl Clone for SessionToolCallDeltaAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            content: self.content.clone(),
-            invocation_message: self.invocation_message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19114,6 +19235,7 @@ impl<'de> Deserialize<'de> for SessionToolCallDeltaAction {
 }
 
 impl wire::Blank for SessionToolCallDeltaAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -19258,19 +19380,19 @@ pub struct SessionToolCallReadyAction {
 
 impl Clone for SessionToolCallReadyAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmation_title: self.confirmation_title.clone(),
-            edits: self.edits.clone(),
-            editable: self.editable.clone(),
-            confirmed: self.confirmed.clone(),
-            options: self.options.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmation_title, &self.confirmation_title);
+        wire::assign(&mut out.edits, &self.edits);
+        out.editable = self.editable;
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.options, &self.options);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19287,6 +19409,7 @@ impl<'de> Deserialize<'de> for SessionToolCallReadyAction {
 }
 
 impl wire::Blank for SessionToolCallReadyAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -19445,14 +19568,14 @@ pub struct SessionToolCallCompleteAction {
 
 impl Clone for SessionToolCallCompleteAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            result: self.result.clone(),
-            requires_result_confirmation: self.requires_result_confirmation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.result, &self.result);
+        out.requires_result_confirmation = self.requires_result_confirmation;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19469,6 +19592,7 @@ impl<'de> Deserialize<'de> for SessionToolCallCompleteAction {
 }
 
 impl wire::Blank for SessionToolCallCompleteAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -19578,13 +19702,13 @@ pub struct SessionToolCallResultConfirmedAction {
 
 impl Clone for SessionToolCallResultConfirmedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            approved: self.approved.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        out.approved = self.approved;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19601,6 +19725,7 @@ impl<'de> Deserialize<'de> for SessionToolCallResultConfirmedAction {
 }
 
 impl wire::Blank for SessionToolCallResultConfirmedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -19705,13 +19830,13 @@ pub struct SessionToolCallContentChangedAction {
 
 impl Clone for SessionToolCallContentChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19728,6 +19853,7 @@ impl<'de> Deserialize<'de> for SessionToolCallContentChangedAction {
 }
 
 impl wire::Blank for SessionToolCallContentChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -19808,10 +19934,10 @@ pub struct SessionTurnCompleteAction {
 
 impl Clone for SessionTurnCompleteAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19889,10 +20015,10 @@ pub struct SessionTurnCancelledAction {
 
 impl Clone for SessionTurnCancelledAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19973,11 +20099,11 @@ pub struct SessionErrorAction {
 
 impl Clone for SessionErrorAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19994,6 +20120,7 @@ impl<'de> Deserialize<'de> for SessionErrorAction {
 }
 
 impl wire::Blank for SessionErrorAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -20060,10 +20187,10 @@ pub struct SessionTitleChangedAction {
 
 impl Clone for SessionTitleChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20144,11 +20271,11 @@ pub struct SessionUsageAction {
 
 impl Clone for SessionUsageAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            usage: self.usage.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20165,6 +20292,7 @@ impl<'de> Deserialize<'de> for SessionUsageAction {
 }
 
 impl wire::Blank for SessionUsageAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -20239,12 +20367,12 @@ pub struct SessionReasoningAction {
 
 impl Clone for SessionReasoningAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            part_id: self.part_id.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.part_id, &self.part_id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20261,6 +20389,7 @@ impl<'de> Deserialize<'de> for SessionReasoningAction {
 }
 
 impl wire::Blank for SessionReasoningAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -20330,10 +20459,10 @@ pub struct SessionModelChangedAction {
 
 impl Clone for SessionModelChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            model: self.model.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.model, &self.model);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20419,10 +20548,10 @@ pub struct SessionAgentChangedAction {
 
 impl Clone for SessionAgentChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            agent: self.agent.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.agent, &self.agent);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20505,10 +20634,10 @@ pub struct SessionIsReadChangedAction {
 
 impl Clone for SessionIsReadChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            is_read: self.is_read.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.is_read = self.is_read;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20589,10 +20718,10 @@ pub struct SessionIsArchivedChangedAction {
 
 impl Clone for SessionIsArchivedChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            is_archived: self.is_archived.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.is_archived = self.is_archived;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20673,10 +20802,10 @@ pub struct SessionActivityChangedAction {
 
 impl Clone for SessionActivityChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            activity: self.activity.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20769,10 +20898,10 @@ pub struct SessionChangesetsChangedAction {
 
 impl Clone for SessionChangesetsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            changesets: self.changesets.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.changesets, &self.changesets);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20854,10 +20983,10 @@ pub struct SessionServerToolsChangedAction {
 
 impl Clone for SessionServerToolsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            tools: self.tools.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tools, &self.tools);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20941,10 +21070,10 @@ pub struct SessionActiveClientChangedAction {
 
 impl Clone for SessionActiveClientChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            active_client: self.active_client.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.active_client, &self.active_client);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21026,10 +21155,10 @@ pub struct SessionActiveClientToolsChangedAction {
 
 impl Clone for SessionActiveClientToolsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            tools: self.tools.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tools, &self.tools);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21110,10 +21239,10 @@ pub struct SessionCustomizationsChangedAction {
 
 impl Clone for SessionCustomizationsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            customizations: self.customizations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21199,11 +21328,11 @@ pub struct SessionCustomizationToggledAction {
 
 impl Clone for SessionCustomizationToggledAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            enabled: self.enabled.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21220,6 +21349,7 @@ impl<'de> Deserialize<'de> for SessionCustomizationToggledAction {
 }
 
 impl wire::Blank for SessionCustomizationToggledAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -21292,10 +21422,10 @@ pub struct SessionCustomizationUpdatedAction {
 
 impl Clone for SessionCustomizationUpdatedAction {
     fn clone(&self) -> Self {
-        Self {
-            customization: self.customization.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.customization, &self.customization);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21377,10 +21507,10 @@ pub struct SessionCustomizationRemovedAction {
 
 impl Clone for SessionCustomizationRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21485,12 +21615,12 @@ pub struct SessionMcpServerStateChangedAction {
 
 impl Clone for SessionMcpServerStateChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            state: self.state.clone(),
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.state, &self.state);
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21507,6 +21637,7 @@ impl<'de> Deserialize<'de> for SessionMcpServerStateChangedAction {
 }
 
 impl wire::Blank for SessionMcpServerStateChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -21586,11 +21717,11 @@ pub struct SessionConfigChangedAction {
 
 impl Clone for SessionConfigChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            config: self.config.clone(),
-            replace: self.replace.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.config, &self.config);
+        out.replace = self.replace;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21607,6 +21738,7 @@ impl<'de> Deserialize<'de> for SessionConfigChangedAction {
 }
 
 impl wire::Blank for SessionConfigChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             config: wire::Blank::blank(),
@@ -21677,10 +21809,10 @@ pub struct SessionMetaChangedAction {
 
 impl Clone for SessionMetaChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21766,10 +21898,10 @@ pub struct SessionTruncatedAction {
 
 impl Clone for SessionTruncatedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21863,12 +21995,12 @@ pub struct SessionPendingMessageSetAction {
 
 impl Clone for SessionPendingMessageSetAction {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            id: self.id.clone(),
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21885,6 +22017,7 @@ impl<'de> Deserialize<'de> for SessionPendingMessageSetAction {
 }
 
 impl wire::Blank for SessionPendingMessageSetAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             kind: wire::Blank::blank(),
@@ -21961,11 +22094,11 @@ pub struct SessionPendingMessageRemovedAction {
 
 impl Clone for SessionPendingMessageRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21982,6 +22115,7 @@ impl<'de> Deserialize<'de> for SessionPendingMessageRemovedAction {
 }
 
 impl wire::Blank for SessionPendingMessageRemovedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             kind: wire::Blank::blank(),
@@ -22053,10 +22187,10 @@ pub struct SessionQueuedMessagesReorderedAction {
 
 impl Clone for SessionQueuedMessagesReorderedAction {
     fn clone(&self) -> Self {
-        Self {
-            order: self.order.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.order, &self.order);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22138,10 +22272,10 @@ pub struct SessionInputRequestedAction {
 
 impl Clone for SessionInputRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            request: self.request.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22227,12 +22361,12 @@ pub struct SessionInputAnswerChangedAction {
 
 impl Clone for SessionInputAnswerChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            request_id: self.request_id.clone(),
-            question_id: self.question_id.clone(),
-            answer: self.answer.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request_id, &self.request_id);
+        wire::assign(&mut out.question_id, &self.question_id);
+        wire::assign(&mut out.answer, &self.answer);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22249,6 +22383,7 @@ impl<'de> Deserialize<'de> for SessionInputAnswerChangedAction {
 }
 
 impl wire::Blank for SessionInputAnswerChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             request_id: wire::Blank::blank(),
@@ -22343,12 +22478,12 @@ pub struct SessionInputCompletedAction {
 
 impl Clone for SessionInputCompletedAction {
     fn clone(&self) -> Self {
-        Self {
-            request_id: self.request_id.clone(),
-            response: self.response.clone(),
-            answers: self.answers.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request_id, &self.request_id);
+        wire::assign(&mut out.response, &self.response);
+        wire::assign(&mut out.answers, &self.answers);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22365,6 +22500,7 @@ impl<'de> Deserialize<'de> for SessionInputCompletedAction {
 }
 
 impl wire::Blank for SessionInputCompletedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             request_id: wire::Blank::blank(),
@@ -22445,10 +22581,10 @@ pub struct TerminalDataAction {
 
 impl Clone for TerminalDataAction {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22532,10 +22668,10 @@ pub struct TerminalInputAction {
 
 impl Clone for TerminalInputAction {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22619,11 +22755,11 @@ pub struct TerminalResizedAction {
 
 impl Clone for TerminalResizedAction {
     fn clone(&self) -> Self {
-        Self {
-            cols: self.cols.clone(),
-            rows: self.rows.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.cols = self.cols;
+        out.rows = self.rows;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22640,6 +22776,7 @@ impl<'de> Deserialize<'de> for TerminalResizedAction {
 }
 
 impl wire::Blank for TerminalResizedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             cols: wire::Blank::blank(),
@@ -22708,10 +22845,10 @@ pub struct TerminalClaimedAction {
 
 impl Clone for TerminalClaimedAction {
     fn clone(&self) -> Self {
-        Self {
-            claim: self.claim.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.claim, &self.claim);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22792,10 +22929,10 @@ pub struct TerminalTitleChangedAction {
 
 impl Clone for TerminalTitleChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22873,10 +23010,10 @@ pub struct TerminalCwdChangedAction {
 
 impl Clone for TerminalCwdChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            cwd: self.cwd.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.cwd, &self.cwd);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22959,10 +23096,10 @@ pub struct TerminalExitedAction {
 
 impl Clone for TerminalExitedAction {
     fn clone(&self) -> Self {
-        Self {
-            exit_code: self.exit_code.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.exit_code = self.exit_code;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23039,9 +23176,9 @@ pub struct TerminalClearedAction {
 
 impl Clone for TerminalClearedAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23117,9 +23254,9 @@ pub struct TerminalCommandDetectionAvailableAction {
 
 impl Clone for TerminalCommandDetectionAvailableAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23203,12 +23340,12 @@ pub struct TerminalCommandExecutedAction {
 
 impl Clone for TerminalCommandExecutedAction {
     fn clone(&self) -> Self {
-        Self {
-            command_id: self.command_id.clone(),
-            command_line: self.command_line.clone(),
-            timestamp: self.timestamp.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.command_id, &self.command_id);
+        wire::assign(&mut out.command_line, &self.command_line);
+        out.timestamp = self.timestamp;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23225,6 +23362,7 @@ impl<'de> Deserialize<'de> for TerminalCommandExecutedAction {
 }
 
 impl wire::Blank for TerminalCommandExecutedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -23320,12 +23458,12 @@ pub struct TerminalCommandFinishedAction {
 
 impl Clone for TerminalCommandFinishedAction {
     fn clone(&self) -> Self {
-        Self {
-            command_id: self.command_id.clone(),
-            exit_code: self.exit_code.clone(),
-            duration_ms: self.duration_ms.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.command_id, &self.command_id);
+        out.exit_code = self.exit_code;
+        out.duration_ms = self.duration_ms;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23342,6 +23480,7 @@ impl<'de> Deserialize<'de> for TerminalCommandFinishedAction {
 }
 
 impl wire::Blank for TerminalCommandFinishedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -23425,11 +23564,11 @@ pub struct ChangesetStatusChangedAction {
 
 impl Clone for ChangesetStatusChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            status: self.status.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23446,6 +23585,7 @@ impl<'de> Deserialize<'de> for ChangesetStatusChangedAction {
 }
 
 impl wire::Blank for ChangesetStatusChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             status: wire::Blank::blank(),
@@ -23514,10 +23654,10 @@ pub struct ChangesetFileSetAction {
 
 impl Clone for ChangesetFileSetAction {
     fn clone(&self) -> Self {
-        Self {
-            file: self.file.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.file, &self.file);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23598,10 +23738,10 @@ pub struct ChangesetFileRemovedAction {
 
 impl Clone for ChangesetFileRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            file_id: self.file_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.file_id, &self.file_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23685,10 +23825,10 @@ pub struct ChangesetOperationsChangedAction {
 
 impl Clone for ChangesetOperationsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            operations: self.operations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.operations, &self.operations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23783,12 +23923,12 @@ pub struct ChangesetOperationStatusChangedAction {
 
 impl Clone for ChangesetOperationStatusChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            operation_id: self.operation_id.clone(),
-            status: self.status.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.operation_id, &self.operation_id);
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23805,6 +23945,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationStatusChangedAction {
 }
 
 impl wire::Blank for ChangesetOperationStatusChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             operation_id: wire::Blank::blank(),
@@ -23886,9 +24027,9 @@ pub struct ChangesetClearedAction {
 
 impl Clone for ChangesetClearedAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23961,10 +24102,10 @@ pub struct ResourceWatchChangedActionChanges {
 
 impl Clone for ResourceWatchChangedActionChanges {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24048,10 +24189,10 @@ pub struct ResourceWatchChangedAction {
 
 impl Clone for ResourceWatchChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24709,7 +24850,7 @@ impl<'de> Deserialize<'de> for StateAction {
 
 impl wire::Blank for StateAction {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -24952,10 +25093,10 @@ pub struct BaseParams {
 
 impl Clone for BaseParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25069,15 +25210,15 @@ pub struct InitializeParams {
 
 impl Clone for InitializeParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            protocol_versions: self.protocol_versions.clone(),
-            client_id: self.client_id.clone(),
-            initial_subscriptions: self.initial_subscriptions.clone(),
-            locale: self.locale.clone(),
-            capabilities: self.capabilities.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.protocol_versions, &self.protocol_versions);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.initial_subscriptions, &self.initial_subscriptions);
+        wire::assign(&mut out.locale, &self.locale);
+        wire::assign(&mut out.capabilities, &self.capabilities);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25094,6 +25235,7 @@ impl<'de> Deserialize<'de> for InitializeParams {
 }
 
 impl wire::Blank for InitializeParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -25208,10 +25350,10 @@ pub struct ClientCapabilities {
 
 impl Clone for ClientCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            mcp_apps: self.mcp_apps.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.mcp_apps, &self.mcp_apps);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25329,15 +25471,18 @@ pub struct InitializeResult {
 
 impl Clone for InitializeResult {
     fn clone(&self) -> Self {
-        Self {
-            protocol_version: self.protocol_version.clone(),
-            server_seq: self.server_seq.clone(),
-            snapshots: self.snapshots.clone(),
-            default_directory: self.default_directory.clone(),
-            completion_trigger_characters: self.completion_trigger_characters.clone(),
-            telemetry: self.telemetry.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.protocol_version, &self.protocol_version);
+        out.server_seq = self.server_seq;
+        wire::assign(&mut out.snapshots, &self.snapshots);
+        wire::assign(&mut out.default_directory, &self.default_directory);
+        wire::assign(
+            &mut out.completion_trigger_characters,
+            &self.completion_trigger_characters,
+        );
+        wire::assign(&mut out.telemetry, &self.telemetry);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25354,6 +25499,7 @@ impl<'de> Deserialize<'de> for InitializeResult {
 }
 
 impl wire::Blank for InitializeResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             protocol_version: wire::Blank::blank(),
@@ -25458,10 +25604,10 @@ pub struct PingParams {
 
 impl Clone for PingParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25549,13 +25695,13 @@ pub struct ReconnectParams {
 
 impl Clone for ReconnectParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            client_id: self.client_id.clone(),
-            last_seen_server_seq: self.last_seen_server_seq.clone(),
-            subscriptions: self.subscriptions.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.client_id, &self.client_id);
+        out.last_seen_server_seq = self.last_seen_server_seq;
+        wire::assign(&mut out.subscriptions, &self.subscriptions);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25572,6 +25718,7 @@ impl<'de> Deserialize<'de> for ReconnectParams {
 }
 
 impl wire::Blank for ReconnectParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -25662,12 +25809,12 @@ pub struct ReconnectReplayResult {
 
 impl Clone for ReconnectReplayResult {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            actions: self.actions.clone(),
-            missing: self.missing.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.actions, &self.actions);
+        wire::assign(&mut out.missing, &self.missing);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25684,6 +25831,7 @@ impl<'de> Deserialize<'de> for ReconnectReplayResult {
 }
 
 impl wire::Blank for ReconnectReplayResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -25757,11 +25905,11 @@ pub struct ReconnectSnapshotResult {
 
 impl Clone for ReconnectSnapshotResult {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            snapshots: self.snapshots.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.snapshots, &self.snapshots);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25778,6 +25926,7 @@ impl<'de> Deserialize<'de> for ReconnectSnapshotResult {
 }
 
 impl wire::Blank for ReconnectSnapshotResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -25848,10 +25997,10 @@ pub struct SubscribeParams {
 
 impl Clone for SubscribeParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25932,10 +26081,10 @@ pub struct SubscribeResult {
 
 impl Clone for SubscribeResult {
     fn clone(&self) -> Self {
-        Self {
-            snapshot: self.snapshot.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.snapshot, &self.snapshot);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26015,10 +26164,10 @@ pub struct UnsubscribeParams {
 
 impl Clone for UnsubscribeParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26108,12 +26257,12 @@ pub struct DispatchActionParams {
 
 impl Clone for DispatchActionParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            client_seq: self.client_seq.clone(),
-            action: self.action.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        out.client_seq = self.client_seq;
+        wire::assign(&mut out.action, &self.action);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26130,6 +26279,7 @@ impl<'de> Deserialize<'de> for DispatchActionParams {
 }
 
 impl wire::Blank for DispatchActionParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -26217,12 +26367,12 @@ pub struct ResourceReadParams {
 
 impl Clone for ResourceReadParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            uri: self.uri.clone(),
-            encoding: self.encoding.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.encoding, &self.encoding);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26239,6 +26389,7 @@ impl<'de> Deserialize<'de> for ResourceReadParams {
 }
 
 impl wire::Blank for ResourceReadParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -26324,12 +26475,12 @@ pub struct ResourceReadResult {
 
 impl Clone for ResourceReadResult {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            encoding: self.encoding.clone(),
-            content_type: self.content_type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.encoding, &self.encoding);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26346,6 +26497,7 @@ impl<'de> Deserialize<'de> for ResourceReadResult {
 }
 
 impl wire::Blank for ResourceReadResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             data: wire::Blank::blank(),
@@ -26478,18 +26630,18 @@ pub struct ResourceWriteParams {
 
 impl Clone for ResourceWriteParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            uri: self.uri.clone(),
-            data: self.data.clone(),
-            encoding: self.encoding.clone(),
-            content_type: self.content_type.clone(),
-            create_only: self.create_only.clone(),
-            mode: self.mode.clone(),
-            position: self.position.clone(),
-            if_match: self.if_match.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.encoding, &self.encoding);
+        wire::assign(&mut out.content_type, &self.content_type);
+        out.create_only = self.create_only;
+        wire::assign(&mut out.mode, &self.mode);
+        out.position = self.position;
+        wire::assign(&mut out.if_match, &self.if_match);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26506,6 +26658,7 @@ impl<'de> Deserialize<'de> for ResourceWriteParams {
 }
 
 impl wire::Blank for ResourceWriteParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -26623,9 +26776,9 @@ pub struct ResourceWriteResult {
 
 impl Clone for ResourceWriteResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26712,11 +26865,11 @@ pub struct ResourceListParams {
 
 impl Clone for ResourceListParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            uri: self.uri.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26733,6 +26886,7 @@ impl<'de> Deserialize<'de> for ResourceListParams {
 }
 
 impl wire::Blank for ResourceListParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -26865,11 +27019,11 @@ pub struct DirectoryEntry {
 
 impl Clone for DirectoryEntry {
     fn clone(&self) -> Self {
-        Self {
-            name: self.name.clone(),
-            r#type: self.r#type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26886,6 +27040,7 @@ impl<'de> Deserialize<'de> for DirectoryEntry {
 }
 
 impl wire::Blank for DirectoryEntry {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             name: wire::Blank::blank(),
@@ -26951,10 +27106,10 @@ pub struct ResourceListResult {
 
 impl Clone for ResourceListResult {
     fn clone(&self) -> Self {
-        Self {
-            entries: self.entries.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.entries, &self.entries);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27052,13 +27207,13 @@ pub struct ResourceCopyParams {
 
 impl Clone for ResourceCopyParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            source: self.source.clone(),
-            destination: self.destination.clone(),
-            fail_if_exists: self.fail_if_exists.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.source, &self.source);
+        wire::assign(&mut out.destination, &self.destination);
+        out.fail_if_exists = self.fail_if_exists;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27075,6 +27230,7 @@ impl<'de> Deserialize<'de> for ResourceCopyParams {
 }
 
 impl wire::Blank for ResourceCopyParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -27154,9 +27310,9 @@ pub struct ResourceCopyResult {
 
 impl Clone for ResourceCopyResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27240,12 +27396,12 @@ pub struct ResourceDeleteParams {
 
 impl Clone for ResourceDeleteParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            uri: self.uri.clone(),
-            recursive: self.recursive.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.uri, &self.uri);
+        out.recursive = self.recursive;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27262,6 +27418,7 @@ impl<'de> Deserialize<'de> for ResourceDeleteParams {
 }
 
 impl wire::Blank for ResourceDeleteParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -27332,9 +27489,9 @@ pub struct ResourceDeleteResult {
 
 impl Clone for ResourceDeleteResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27439,13 +27596,13 @@ pub struct ResourceRequestParams {
 
 impl Clone for ResourceRequestParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            uri: self.uri.clone(),
-            read: self.read.clone(),
-            write: self.write.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.uri, &self.uri);
+        out.read = self.read;
+        out.write = self.write;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27462,6 +27619,7 @@ impl<'de> Deserialize<'de> for ResourceRequestParams {
 }
 
 impl wire::Blank for ResourceRequestParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -27538,9 +27696,9 @@ pub struct ResourceRequestResult {
 
 impl Clone for ResourceRequestResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27634,13 +27792,13 @@ pub struct ResourceMoveParams {
 
 impl Clone for ResourceMoveParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            source: self.source.clone(),
-            destination: self.destination.clone(),
-            fail_if_exists: self.fail_if_exists.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.source, &self.source);
+        wire::assign(&mut out.destination, &self.destination);
+        out.fail_if_exists = self.fail_if_exists;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27657,6 +27815,7 @@ impl<'de> Deserialize<'de> for ResourceMoveParams {
 }
 
 impl wire::Blank for ResourceMoveParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -27736,9 +27895,9 @@ pub struct ResourceMoveResult {
 
 impl Clone for ResourceMoveResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27835,12 +27994,12 @@ pub struct ResourceResolveParams {
 
 impl Clone for ResourceResolveParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            uri: self.uri.clone(),
-            follow_symlinks: self.follow_symlinks.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.uri, &self.uri);
+        out.follow_symlinks = self.follow_symlinks;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27857,6 +28016,7 @@ impl<'de> Deserialize<'de> for ResourceResolveParams {
 }
 
 impl wire::Blank for ResourceResolveParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -27959,16 +28119,16 @@ pub struct ResourceResolveResult {
 
 impl Clone for ResourceResolveResult {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            r#type: self.r#type.clone(),
-            size: self.size.clone(),
-            mtime: self.mtime.clone(),
-            ctime: self.ctime.clone(),
-            content_type: self.content_type.clone(),
-            etag: self.etag.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.r#type, &self.r#type);
+        out.size = self.size;
+        wire::assign(&mut out.mtime, &self.mtime);
+        wire::assign(&mut out.ctime, &self.ctime);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.etag, &self.etag);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -27985,6 +28145,7 @@ impl<'de> Deserialize<'de> for ResourceResolveResult {
 }
 
 impl wire::Blank for ResourceResolveResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -28104,11 +28265,11 @@ pub struct ResourceMkdirParams {
 
 impl Clone for ResourceMkdirParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            uri: self.uri.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -28125,6 +28286,7 @@ impl<'de> Deserialize<'de> for ResourceMkdirParams {
 }
 
 impl wire::Blank for ResourceMkdirParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -28189,9 +28351,9 @@ pub struct ResourceMkdirResult {
 
 impl Clone for ResourceMkdirResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -28279,12 +28441,12 @@ pub struct AuthenticateParams {
 
 impl Clone for AuthenticateParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            resource: self.resource.clone(),
-            token: self.token.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.token, &self.token);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -28301,6 +28463,7 @@ impl<'de> Deserialize<'de> for AuthenticateParams {
 }
 
 impl wire::Blank for AuthenticateParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -28371,9 +28534,9 @@ pub struct AuthenticateResult {
 
 impl Clone for AuthenticateResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -28455,11 +28618,11 @@ pub struct ListSessionsParams {
 
 impl Clone for ListSessionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            filter: self.filter.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.filter, &self.filter);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -28476,6 +28639,7 @@ impl<'de> Deserialize<'de> for ListSessionsParams {
 }
 
 impl wire::Blank for ListSessionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -28543,10 +28707,10 @@ pub struct ListSessionsResult {
 
 impl Clone for ListSessionsResult {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -28646,13 +28810,13 @@ pub struct ResolveSessionConfigParams {
 
 impl Clone for ResolveSessionConfigParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            provider: self.provider.clone(),
-            working_directory: self.working_directory.clone(),
-            config: self.config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.working_directory, &self.working_directory);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -28669,6 +28833,7 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigParams {
 }
 
 impl wire::Blank for ResolveSessionConfigParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -28757,11 +28922,11 @@ pub struct ResolveSessionConfigResult {
 
 impl Clone for ResolveSessionConfigResult {
     fn clone(&self) -> Self {
-        Self {
-            schema: self.schema.clone(),
-            values: self.values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.schema, &self.schema);
+        wire::assign(&mut out.values, &self.values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -28778,6 +28943,7 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigResult {
 }
 
 impl wire::Blank for ResolveSessionConfigResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -28853,12 +29019,12 @@ pub struct SessionConfigValueItem {
 
 impl Clone for SessionConfigValueItem {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -28875,6 +29041,7 @@ impl<'de> Deserialize<'de> for SessionConfigValueItem {
 }
 
 impl wire::Blank for SessionConfigValueItem {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -28970,15 +29137,15 @@ pub struct SessionConfigCompletionsParams {
 
 impl Clone for SessionConfigCompletionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            provider: self.provider.clone(),
-            working_directory: self.working_directory.clone(),
-            config: self.config.clone(),
-            property: self.property.clone(),
-            query: self.query.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.working_directory, &self.working_directory);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.property, &self.property);
+        wire::assign(&mut out.query, &self.query);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -28995,6 +29162,7 @@ impl<'de> Deserialize<'de> for SessionConfigCompletionsParams {
 }
 
 impl wire::Blank for SessionConfigCompletionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -29096,10 +29264,10 @@ pub struct SessionConfigCompletionsResult {
 
 impl Clone for SessionConfigCompletionsResult {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29187,11 +29355,11 @@ pub struct SessionForkSource {
 
 impl Clone for SessionForkSource {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29208,6 +29376,7 @@ impl<'de> Deserialize<'de> for SessionForkSource {
 }
 
 impl wire::Blank for SessionForkSource {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             session: wire::Blank::blank(),
@@ -29311,17 +29480,17 @@ pub struct CreateSessionParams {
 
 impl Clone for CreateSessionParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            provider: self.provider.clone(),
-            model: self.model.clone(),
-            agent: self.agent.clone(),
-            working_directory: self.working_directory.clone(),
-            fork: self.fork.clone(),
-            config: self.config.clone(),
-            active_client: self.active_client.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.model, &self.model);
+        wire::assign(&mut out.agent, &self.agent);
+        wire::assign(&mut out.working_directory, &self.working_directory);
+        wire::assign(&mut out.fork, &self.fork);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.active_client, &self.active_client);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29338,6 +29507,7 @@ impl<'de> Deserialize<'de> for CreateSessionParams {
 }
 
 impl wire::Blank for CreateSessionParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -29457,10 +29627,10 @@ pub struct DisposeSessionParams {
 
 impl Clone for DisposeSessionParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29550,12 +29720,12 @@ pub struct FetchTurnsParams {
 
 impl Clone for FetchTurnsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            before: self.before.clone(),
-            limit: self.limit.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.before, &self.before);
+        out.limit = self.limit;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29572,6 +29742,7 @@ impl<'de> Deserialize<'de> for FetchTurnsParams {
 }
 
 impl wire::Blank for FetchTurnsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -29648,11 +29819,11 @@ pub struct FetchTurnsResult {
 
 impl Clone for FetchTurnsResult {
     fn clone(&self) -> Self {
-        Self {
-            turns: self.turns.clone(),
-            has_more: self.has_more.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turns, &self.turns);
+        out.has_more = self.has_more;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29669,6 +29840,7 @@ impl<'de> Deserialize<'de> for FetchTurnsResult {
 }
 
 impl wire::Blank for FetchTurnsResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turns: wire::Blank::blank(),
@@ -29751,13 +29923,13 @@ pub struct CompletionsParams {
 
 impl Clone for CompletionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            kind: self.kind.clone(),
-            text: self.text.clone(),
-            offset: self.offset.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.text, &self.text);
+        out.offset = self.offset;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29774,6 +29946,7 @@ impl<'de> Deserialize<'de> for CompletionsParams {
 }
 
 impl wire::Blank for CompletionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -29887,13 +30060,13 @@ pub struct CompletionItem {
 
 impl Clone for CompletionItem {
     fn clone(&self) -> Self {
-        Self {
-            insert_text: self.insert_text.clone(),
-            range_start: self.range_start.clone(),
-            range_end: self.range_end.clone(),
-            attachment: self.attachment.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.insert_text, &self.insert_text);
+        out.range_start = self.range_start;
+        out.range_end = self.range_end;
+        wire::assign(&mut out.attachment, &self.attachment);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29910,6 +30083,7 @@ impl<'de> Deserialize<'de> for CompletionItem {
 }
 
 impl wire::Blank for CompletionItem {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             insert_text: wire::Blank::blank(),
@@ -29992,10 +30166,10 @@ pub struct CompletionsResult {
 
 impl Clone for CompletionsResult {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30102,15 +30276,15 @@ pub struct CreateTerminalParams {
 
 impl Clone for CreateTerminalParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            claim: self.claim.clone(),
-            name: self.name.clone(),
-            cwd: self.cwd.clone(),
-            cols: self.cols.clone(),
-            rows: self.rows.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.claim, &self.claim);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.cwd, &self.cwd);
+        out.cols = self.cols;
+        out.rows = self.rows;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30127,6 +30301,7 @@ impl<'de> Deserialize<'de> for CreateTerminalParams {
 }
 
 impl wire::Blank for CreateTerminalParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -30224,10 +30399,10 @@ pub struct DisposeTerminalParams {
 
 impl Clone for DisposeTerminalParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30312,11 +30487,11 @@ pub struct ChangesetOperationFollowUp {
 
 impl Clone for ChangesetOperationFollowUp {
     fn clone(&self) -> Self {
-        Self {
-            content: self.content.clone(),
-            external: self.external.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.content, &self.content);
+        out.external = self.external;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30333,6 +30508,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationFollowUp {
 }
 
 impl wire::Blank for ChangesetOperationFollowUp {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             content: wire::Blank::blank(),
@@ -30418,12 +30594,12 @@ pub struct InvokeChangesetOperationParams {
 
 impl Clone for InvokeChangesetOperationParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            operation_id: self.operation_id.clone(),
-            target: self.target.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.operation_id, &self.operation_id);
+        wire::assign(&mut out.target, &self.target);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30440,6 +30616,7 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationParams {
 }
 
 impl wire::Blank for InvokeChangesetOperationParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -30521,11 +30698,11 @@ pub struct InvokeChangesetOperationResult {
 
 impl Clone for InvokeChangesetOperationResult {
     fn clone(&self) -> Self {
-        Self {
-            message: self.message.clone(),
-            follow_up: self.follow_up.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.follow_up, &self.follow_up);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30542,6 +30719,7 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationResult {
 }
 
 impl wire::Blank for InvokeChangesetOperationResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             message: wire::Blank::blank(),
@@ -30642,14 +30820,14 @@ pub struct CreateResourceWatchParams {
 
 impl Clone for CreateResourceWatchParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            uri: self.uri.clone(),
-            recursive: self.recursive.clone(),
-            excludes: self.excludes.clone(),
-            includes: self.includes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.uri, &self.uri);
+        out.recursive = self.recursive;
+        wire::assign(&mut out.excludes, &self.excludes);
+        wire::assign(&mut out.includes, &self.includes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30666,6 +30844,7 @@ impl<'de> Deserialize<'de> for CreateResourceWatchParams {
 }
 
 impl wire::Blank for CreateResourceWatchParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -30756,10 +30935,10 @@ pub struct CreateResourceWatchResult {
 
 impl Clone for CreateResourceWatchResult {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30852,12 +31031,12 @@ pub struct AuthRequiredParams {
 
 impl Clone for AuthRequiredParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            resource: self.resource.clone(),
-            reason: self.reason.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30874,6 +31053,7 @@ impl<'de> Deserialize<'de> for AuthRequiredParams {
 }
 
 impl wire::Blank for AuthRequiredParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -30949,11 +31129,11 @@ pub struct SessionAddedParams {
 
 impl Clone for SessionAddedParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            summary: self.summary.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.summary, &self.summary);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30970,6 +31150,7 @@ impl<'de> Deserialize<'de> for SessionAddedParams {
 }
 
 impl wire::Blank for SessionAddedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31039,11 +31220,11 @@ pub struct SessionRemovedParams {
 
 impl Clone for SessionRemovedParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            session: self.session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31060,6 +31241,7 @@ impl<'de> Deserialize<'de> for SessionRemovedParams {
 }
 
 impl wire::Blank for SessionRemovedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31181,21 +31363,21 @@ pub struct SessionSummaryChangedParamsChanges {
 
 impl Clone for SessionSummaryChangedParamsChanges {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            provider: self.provider.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            created_at: self.created_at.clone(),
-            modified_at: self.modified_at.clone(),
-            project: self.project.clone(),
-            model: self.model.clone(),
-            agent: self.agent.clone(),
-            working_directory: self.working_directory.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        out.created_at = self.created_at;
+        out.modified_at = self.modified_at;
+        wire::assign(&mut out.project, &self.project);
+        wire::assign(&mut out.model, &self.model);
+        wire::assign(&mut out.agent, &self.agent);
+        wire::assign(&mut out.working_directory, &self.working_directory);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31212,6 +31394,7 @@ impl<'de> Deserialize<'de> for SessionSummaryChangedParamsChanges {
 }
 
 impl wire::Blank for SessionSummaryChangedParamsChanges {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -31395,12 +31578,12 @@ pub struct SessionSummaryChangedParams {
 
 impl Clone for SessionSummaryChangedParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            session: self.session.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31417,6 +31600,7 @@ impl<'de> Deserialize<'de> for SessionSummaryChangedParams {
 }
 
 impl wire::Blank for SessionSummaryChangedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31503,11 +31687,11 @@ pub struct OtlpExportLogsParams {
 
 impl Clone for OtlpExportLogsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            payload: self.payload.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.payload, &self.payload);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31524,6 +31708,7 @@ impl<'de> Deserialize<'de> for OtlpExportLogsParams {
 }
 
 impl wire::Blank for OtlpExportLogsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31600,11 +31785,11 @@ pub struct OtlpExportTracesParams {
 
 impl Clone for OtlpExportTracesParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            payload: self.payload.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.payload, &self.payload);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31621,6 +31806,7 @@ impl<'de> Deserialize<'de> for OtlpExportTracesParams {
 }
 
 impl wire::Blank for OtlpExportTracesParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31697,11 +31883,11 @@ pub struct OtlpExportMetricsParams {
 
 impl Clone for OtlpExportMetricsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            payload: self.payload.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.payload, &self.payload);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31718,6 +31904,7 @@ impl<'de> Deserialize<'de> for OtlpExportMetricsParams {
 }
 
 impl wire::Blank for OtlpExportMetricsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -31787,10 +31974,10 @@ pub struct AuthRequiredErrorData {
 
 impl Clone for AuthRequiredErrorData {
     fn clone(&self) -> Self {
-        Self {
-            resources: self.resources.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resources, &self.resources);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31874,10 +32061,10 @@ pub struct PermissionDeniedErrorData {
 
 impl Clone for PermissionDeniedErrorData {
     fn clone(&self) -> Self {
-        Self {
-            request: self.request.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31962,10 +32149,10 @@ pub struct UnsupportedProtocolVersionErrorData {
 
 impl Clone for UnsupportedProtocolVersionErrorData {
     fn clone(&self) -> Self {
-        Self {
-            supported_versions: self.supported_versions.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.supported_versions, &self.supported_versions);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32060,13 +32247,13 @@ pub struct SystemMessageSection {
 
 impl Clone for SystemMessageSection {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            restricted: self.restricted.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        out.restricted = self.restricted;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32083,6 +32270,7 @@ impl<'de> Deserialize<'de> for SystemMessageSection {
 }
 
 impl wire::Blank for SystemMessageSection {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -32165,10 +32353,10 @@ pub struct SessionActiveClientSystemMessageTransform {
 
 impl Clone for SessionActiveClientSystemMessageTransform {
     fn clone(&self) -> Self {
-        Self {
-            sections: self.sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.sections, &self.sections);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32246,10 +32434,10 @@ pub struct SystemMessageTransformSection {
 
 impl Clone for SystemMessageTransformSection {
     fn clone(&self) -> Self {
-        Self {
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32334,11 +32522,11 @@ pub struct SystemMessageTransformParams {
 
 impl Clone for SystemMessageTransformParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            sections: self.sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.sections, &self.sections);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32355,6 +32543,7 @@ impl<'de> Deserialize<'de> for SystemMessageTransformParams {
 }
 
 impl wire::Blank for SystemMessageTransformParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -32424,10 +32613,10 @@ pub struct SystemMessageTransformResult {
 
 impl Clone for SystemMessageTransformResult {
     fn clone(&self) -> Self {
-        Self {
-            sections: self.sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.sections, &self.sections);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 

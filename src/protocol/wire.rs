@@ -124,7 +124,16 @@ macro_rules! blank_by_default {
     };
 }
 
-blank_by_default!(String, bool, f64, u64, u32, i64, JsonValue, JsonObject, Extra);
+blank_by_default!(String, bool, f64, u64, u32, i64, JsonValue, Extra);
+
+/// Out of line: an empty object starts its hasher from a thread-local seed, code that every
+/// union's blank (its `Unknown` variant) would otherwise carry inline.
+impl Blank for JsonObject {
+    #[inline(never)]
+    fn blank() -> Self {
+        JsonObject::new()
+    }
+}
 
 impl<T> Blank for Option<T> {
     fn blank() -> Self {
@@ -197,6 +206,14 @@ pub fn read_members(
 pub fn slot<T: Decode>(reader: &mut Reader<'_>, slot: &mut T) -> Result<(), DecodeError> {
     *slot = T::decode(reader)?;
     Ok(())
+}
+
+/// Sets `slot` to a clone of `value` (for the generated `Clone` and `clone_field_from`): one
+/// instance per member type, shared by every struct, instead of each member's clone (an
+/// `Option`'s match, the moves of its value) inlined into each struct's.
+#[inline(never)]
+pub fn assign<T: Clone>(slot: &mut T, value: &T) {
+    *slot = value.clone();
 }
 
 /// Fails for the first required member (a bit of `required`) that was not `seen`.

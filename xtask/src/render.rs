@@ -160,19 +160,33 @@ fn render_struct_encode(out: &mut String, name: &str, fields: &[Field]) {
 
 /// `Clone` written out, not derived: the derive marks `clone` `#[inline]`, and inlined into
 /// every caller (each union's, each containing struct's) the clones of the wire types were a
-/// tenth of the wasm module; written out, the inline threshold decides and they are shared.
+/// tenth of the wasm module. Written out as a blank struct (`wire::Blank`, the decoders') and
+/// one out-of-line `wire::assign` per member that owns memory, each member is a call: the
+/// clone of a member type is one copy in the module, shared by every struct that has one
+/// (inlined, the `Option` matches and the moves of each member's value were most of the code).
 fn render_struct_clone(out: &mut String, name: &str, fields: &[Field]) {
     let _ = writeln!(
         out,
-        "impl Clone for {name} {{\n    fn clone(&self) -> Self {{\n        Self {{"
+        "impl Clone for {name} {{\n    fn clone(&self) -> Self {{\n        let mut out = <Self as wire::Blank>::blank();"
     );
     for f in fields {
-        let _ = writeln!(out, "            {0}: self.{0}.clone(),", f.rust);
+        let _ = writeln!(out, "        {};", clone_member(f, "out", "self"));
     }
     let _ = writeln!(
         out,
-        "            {EXTRA_FIELD}: self.{EXTRA_FIELD}.clone(),\n        }}\n    }}\n}}\n"
+        "        wire::assign(&mut out.{EXTRA_FIELD}, &self.{EXTRA_FIELD});\n        out\n    }}\n}}\n"
     );
+}
+
+/// The statement that sets member `f` of `to` to a clone of `from`'s: a copy for a number or
+/// a boolean, else `wire::assign` (see `render_struct_clone`).
+fn clone_member(f: &Field, to: &str, from: &str) -> String {
+    let field = &f.rust;
+    if matches!(f.ty, Ty::F64 | Ty::U64 | Ty::U32 | Ty::I64 | Ty::Bool) {
+        format!("{to}.{field} = {from}.{field}")
+    } else {
+        format!("wire::assign(&mut {to}.{field}, &{from}.{field})")
+    }
 }
 
 /// `Decode` through [`wire::WireStruct`] (see `protocol/decode`): the struct starts blank
@@ -184,9 +198,15 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
         fields.len() <= 64,
         "{name}: more members than the decoder's bit set holds"
     );
+    // Out of line from two members on: the decoder and `Clone` share one copy of it.
+    let inline = if fields.len() >= 2 {
+        "    #[inline(never)]\n"
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
-        "impl wire::Blank for {name} {{\n    fn blank() -> Self {{\n        Self {{"
+        "impl wire::Blank for {name} {{\n{inline}    fn blank() -> Self {{\n        Self {{"
     );
     for f in fields {
         let _ = writeln!(out, "            {}: wire::Blank::blank(),", f.rust);
@@ -295,10 +315,9 @@ pub(crate) fn render_field_enum(out: &mut String, name: &str, fields: &[Field]) 
     for f in fields {
         let _ = writeln!(
             out,
-            "            {name}Field::{} => self.{}.clone_from(&other.{}),",
+            "            {name}Field::{} => {},",
             pascal(&f.wire),
-            f.rust,
-            f.rust
+            clone_member(f, "self", "other")
         );
     }
     let _ = writeln!(
@@ -409,7 +428,7 @@ pub(crate) fn render_tagged(
     render_blank(
         out,
         name,
-        "Self::Unknown(UnknownVariant(JsonObject::new()))",
+        "Self::Unknown(UnknownVariant(wire::Blank::blank()))",
     );
     let _ = writeln!(
         out,

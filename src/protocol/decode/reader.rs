@@ -155,7 +155,7 @@ impl<'a> Reader<'a> {
     }
 
     /// `null` next: consumes it and returns `true`; anything else is left.
-    #[inline]
+    #[inline(never)]
     pub fn null(&mut self) -> Result<bool, DecodeError> {
         if self.skip_space() == Some(b'n') {
             self.literal("null")?;
@@ -185,7 +185,7 @@ impl<'a> Reader<'a> {
 
     /// `{`: the members follow, read with [`next_key`](Self::next_key) until it returns
     /// `None`.
-    #[inline]
+    #[inline(never)]
     pub fn begin_object(&mut self, expected: Expected) -> Result<(), DecodeError> {
         if self.skip_space() != Some(b'{') {
             return Err(self.mismatch(expected));
@@ -224,7 +224,7 @@ impl<'a> Reader<'a> {
 
     /// `[`: the elements follow, each after [`next_element`](Self::next_element) returns
     /// `true`.
-    #[inline]
+    #[inline(never)]
     pub fn begin_array(&mut self, expected: Expected) -> Result<(), DecodeError> {
         if self.skip_space() != Some(b'[') {
             return Err(self.mismatch(expected));

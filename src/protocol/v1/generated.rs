@@ -2856,13 +2856,13 @@ pub struct Icon {
 
 impl Clone for Icon {
     fn clone(&self) -> Self {
-        Self {
-            src: self.src.clone(),
-            content_type: self.content_type.clone(),
-            sizes: self.sizes.clone(),
-            theme: self.theme.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.src, &self.src);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.sizes, &self.sizes);
+        wire::assign(&mut out.theme, &self.theme);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -2879,6 +2879,7 @@ impl<'de> Deserialize<'de> for Icon {
 }
 
 impl wire::Blank for Icon {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             src: wire::Blank::blank(),
@@ -3037,22 +3038,29 @@ pub struct ProtectedResourceMetadata {
 
 impl Clone for ProtectedResourceMetadata {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            resource_name: self.resource_name.clone(),
-            authorization_servers: self.authorization_servers.clone(),
-            jwks_uri: self.jwks_uri.clone(),
-            scopes_supported: self.scopes_supported.clone(),
-            bearer_methods_supported: self.bearer_methods_supported.clone(),
-            resource_signing_alg_values_supported: self
-                .resource_signing_alg_values_supported
-                .clone(),
-            resource_documentation: self.resource_documentation.clone(),
-            resource_policy_uri: self.resource_policy_uri.clone(),
-            resource_tos_uri: self.resource_tos_uri.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.resource_name, &self.resource_name);
+        wire::assign(&mut out.authorization_servers, &self.authorization_servers);
+        wire::assign(&mut out.jwks_uri, &self.jwks_uri);
+        wire::assign(&mut out.scopes_supported, &self.scopes_supported);
+        wire::assign(
+            &mut out.bearer_methods_supported,
+            &self.bearer_methods_supported,
+        );
+        wire::assign(
+            &mut out.resource_signing_alg_values_supported,
+            &self.resource_signing_alg_values_supported,
+        );
+        wire::assign(
+            &mut out.resource_documentation,
+            &self.resource_documentation,
+        );
+        wire::assign(&mut out.resource_policy_uri, &self.resource_policy_uri);
+        wire::assign(&mut out.resource_tos_uri, &self.resource_tos_uri);
+        out.required = self.required;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3069,6 +3077,7 @@ impl<'de> Deserialize<'de> for ProtectedResourceMetadata {
 }
 
 impl wire::Blank for ProtectedResourceMetadata {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -3224,14 +3233,14 @@ pub struct RootState {
 
 impl Clone for RootState {
     fn clone(&self) -> Self {
-        Self {
-            agents: self.agents.clone(),
-            active_sessions: self.active_sessions.clone(),
-            terminals: self.terminals.clone(),
-            config: self.config.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.agents, &self.agents);
+        out.active_sessions = self.active_sessions;
+        wire::assign(&mut out.terminals, &self.terminals);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3248,6 +3257,7 @@ impl<'de> Deserialize<'de> for RootState {
 }
 
 impl wire::Blank for RootState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             agents: wire::Blank::blank(),
@@ -3367,13 +3377,11 @@ impl RootState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: RootStateField) {
         match field {
-            RootStateField::Agents => self.agents.clone_from(&other.agents),
-            RootStateField::ActiveSessions => {
-                self.active_sessions.clone_from(&other.active_sessions)
-            }
-            RootStateField::Terminals => self.terminals.clone_from(&other.terminals),
-            RootStateField::Config => self.config.clone_from(&other.config),
-            RootStateField::Meta => self.meta.clone_from(&other.meta),
+            RootStateField::Agents => wire::assign(&mut self.agents, &other.agents),
+            RootStateField::ActiveSessions => self.active_sessions = other.active_sessions,
+            RootStateField::Terminals => wire::assign(&mut self.terminals, &other.terminals),
+            RootStateField::Config => wire::assign(&mut self.config, &other.config),
+            RootStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -3429,11 +3437,11 @@ pub struct RootConfigState {
 
 impl Clone for RootConfigState {
     fn clone(&self) -> Self {
-        Self {
-            schema: self.schema.clone(),
-            values: self.values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.schema, &self.schema);
+        wire::assign(&mut out.values, &self.values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3450,6 +3458,7 @@ impl<'de> Deserialize<'de> for RootConfigState {
 }
 
 impl wire::Blank for RootConfigState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -3568,17 +3577,20 @@ pub struct AgentInfo {
 
 impl Clone for AgentInfo {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            display_name: self.display_name.clone(),
-            description: self.description.clone(),
-            models: self.models.clone(),
-            protected_resources: self.protected_resources.clone(),
-            customizations: self.customizations.clone(),
-            capabilities: self.capabilities.clone(),
-            system_message_sections: self.system_message_sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.models, &self.models);
+        wire::assign(&mut out.protected_resources, &self.protected_resources);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.capabilities, &self.capabilities);
+        wire::assign(
+            &mut out.system_message_sections,
+            &self.system_message_sections,
+        );
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3595,6 +3607,7 @@ impl<'de> Deserialize<'de> for AgentInfo {
 }
 
 impl wire::Blank for AgentInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -3732,11 +3745,14 @@ pub struct AgentCapabilities {
 
 impl Clone for AgentCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            multiple_chats: self.multiple_chats.clone(),
-            multiple_working_directories: self.multiple_working_directories.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.multiple_chats, &self.multiple_chats);
+        wire::assign(
+            &mut out.multiple_working_directories,
+            &self.multiple_working_directories,
+        );
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3753,6 +3769,7 @@ impl<'de> Deserialize<'de> for AgentCapabilities {
 }
 
 impl wire::Blank for AgentCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             multiple_chats: wire::Blank::blank(),
@@ -3841,11 +3858,11 @@ pub struct MultipleChatsCapability {
 
 impl Clone for MultipleChatsCapability {
     fn clone(&self) -> Self {
-        Self {
-            fork: self.fork.clone(),
-            side_chat: self.side_chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.fork = self.fork;
+        out.side_chat = self.side_chat;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3862,6 +3879,7 @@ impl<'de> Deserialize<'de> for MultipleChatsCapability {
 }
 
 impl wire::Blank for MultipleChatsCapability {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             fork: wire::Blank::blank(),
@@ -3964,11 +3982,11 @@ pub struct MultipleWorkingDirectoriesCapability {
 
 impl Clone for MultipleWorkingDirectoriesCapability {
     fn clone(&self) -> Self {
-        Self {
-            immutable_primary: self.immutable_primary.clone(),
-            primary_replacement: self.primary_replacement.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.immutable_primary = self.immutable_primary;
+        out.primary_replacement = self.primary_replacement;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -3985,6 +4003,7 @@ impl<'de> Deserialize<'de> for MultipleWorkingDirectoriesCapability {
 }
 
 impl wire::Blank for MultipleWorkingDirectoriesCapability {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             immutable_primary: wire::Blank::blank(),
@@ -4113,19 +4132,19 @@ pub struct SessionModelInfo {
 
 impl Clone for SessionModelInfo {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            provider: self.provider.clone(),
-            name: self.name.clone(),
-            max_context_window: self.max_context_window.clone(),
-            max_output_tokens: self.max_output_tokens.clone(),
-            max_prompt_tokens: self.max_prompt_tokens.clone(),
-            supports_vision: self.supports_vision.clone(),
-            policy_state: self.policy_state.clone(),
-            config_schema: self.config_schema.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.name, &self.name);
+        out.max_context_window = self.max_context_window;
+        out.max_output_tokens = self.max_output_tokens;
+        out.max_prompt_tokens = self.max_prompt_tokens;
+        out.supports_vision = self.supports_vision;
+        wire::assign(&mut out.policy_state, &self.policy_state);
+        wire::assign(&mut out.config_schema, &self.config_schema);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4142,6 +4161,7 @@ impl<'de> Deserialize<'de> for SessionModelInfo {
 }
 
 impl wire::Blank for SessionModelInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -4280,11 +4300,11 @@ pub struct ModelSelection {
 
 impl Clone for ModelSelection {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            config: self.config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4301,6 +4321,7 @@ impl<'de> Deserialize<'de> for ModelSelection {
 }
 
 impl wire::Blank for ModelSelection {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -4374,10 +4395,10 @@ pub struct AgentSelection {
 
 impl Clone for AgentSelection {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4522,23 +4543,23 @@ pub struct ConfigPropertySchema {
 
 impl Clone for ConfigPropertySchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            default: self.default.clone(),
-            r#enum: self.r#enum.clone(),
-            enum_labels: self.enum_labels.clone(),
-            enum_descriptions: self.enum_descriptions.clone(),
-            read_only: self.read_only.clone(),
-            items: self.items.clone(),
-            min_items: self.min_items.clone(),
-            max_items: self.max_items.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            additional_properties: self.additional_properties.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.default, &self.default);
+        wire::assign(&mut out.r#enum, &self.r#enum);
+        wire::assign(&mut out.enum_labels, &self.enum_labels);
+        wire::assign(&mut out.enum_descriptions, &self.enum_descriptions);
+        out.read_only = self.read_only;
+        wire::assign(&mut out.items, &self.items);
+        out.min_items = self.min_items;
+        out.max_items = self.max_items;
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.additional_properties, &self.additional_properties);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4555,6 +4576,7 @@ impl<'de> Deserialize<'de> for ConfigPropertySchema {
 }
 
 impl wire::Blank for ConfigPropertySchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -4720,12 +4742,12 @@ pub struct ConfigSchema {
 
 impl Clone for ConfigSchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4742,6 +4764,7 @@ impl<'de> Deserialize<'de> for ConfigSchema {
 }
 
 impl wire::Blank for ConfigSchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -4819,11 +4842,11 @@ pub struct PendingMessage {
 
 impl Clone for PendingMessage {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -4840,6 +4863,7 @@ impl<'de> Deserialize<'de> for PendingMessage {
 }
 
 impl wire::Blank for PendingMessage {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -5057,29 +5081,29 @@ pub struct ChatState {
 
 impl Clone for ChatState {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            modified_at: self.modified_at.clone(),
-            changes: self.changes.clone(),
-            origin: self.origin.clone(),
-            movable: self.movable.clone(),
-            interactivity: self.interactivity.clone(),
-            working_directories: self.working_directories.clone(),
-            changesets: self.changesets.clone(),
-            background_work: self.background_work.clone(),
-            canvases: self.canvases.clone(),
-            turns: self.turns.clone(),
-            turns_next_cursor: self.turns_next_cursor.clone(),
-            active_turn: self.active_turn.clone(),
-            steering_message: self.steering_message.clone(),
-            queued_messages: self.queued_messages.clone(),
-            draft: self.draft.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.origin, &self.origin);
+        out.movable = self.movable;
+        wire::assign(&mut out.interactivity, &self.interactivity);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.changesets, &self.changesets);
+        wire::assign(&mut out.background_work, &self.background_work);
+        wire::assign(&mut out.canvases, &self.canvases);
+        wire::assign(&mut out.turns, &self.turns);
+        wire::assign(&mut out.turns_next_cursor, &self.turns_next_cursor);
+        wire::assign(&mut out.active_turn, &self.active_turn);
+        wire::assign(&mut out.steering_message, &self.steering_message);
+        wire::assign(&mut out.queued_messages, &self.queued_messages);
+        wire::assign(&mut out.draft, &self.draft);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5096,6 +5120,7 @@ impl<'de> Deserialize<'de> for ChatState {
 }
 
 impl wire::Blank for ChatState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -5363,36 +5388,38 @@ impl ChatState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: ChatStateField) {
         match field {
-            ChatStateField::Resource => self.resource.clone_from(&other.resource),
-            ChatStateField::Title => self.title.clone_from(&other.title),
-            ChatStateField::Status => self.status.clone_from(&other.status),
-            ChatStateField::Activity => self.activity.clone_from(&other.activity),
-            ChatStateField::ModifiedAt => self.modified_at.clone_from(&other.modified_at),
-            ChatStateField::Changes => self.changes.clone_from(&other.changes),
-            ChatStateField::Origin => self.origin.clone_from(&other.origin),
-            ChatStateField::Movable => self.movable.clone_from(&other.movable),
-            ChatStateField::Interactivity => self.interactivity.clone_from(&other.interactivity),
-            ChatStateField::WorkingDirectories => self
-                .working_directories
-                .clone_from(&other.working_directories),
-            ChatStateField::Changesets => self.changesets.clone_from(&other.changesets),
+            ChatStateField::Resource => wire::assign(&mut self.resource, &other.resource),
+            ChatStateField::Title => wire::assign(&mut self.title, &other.title),
+            ChatStateField::Status => self.status = other.status,
+            ChatStateField::Activity => wire::assign(&mut self.activity, &other.activity),
+            ChatStateField::ModifiedAt => wire::assign(&mut self.modified_at, &other.modified_at),
+            ChatStateField::Changes => wire::assign(&mut self.changes, &other.changes),
+            ChatStateField::Origin => wire::assign(&mut self.origin, &other.origin),
+            ChatStateField::Movable => self.movable = other.movable,
+            ChatStateField::Interactivity => {
+                wire::assign(&mut self.interactivity, &other.interactivity)
+            }
+            ChatStateField::WorkingDirectories => {
+                wire::assign(&mut self.working_directories, &other.working_directories)
+            }
+            ChatStateField::Changesets => wire::assign(&mut self.changesets, &other.changesets),
             ChatStateField::BackgroundWork => {
-                self.background_work.clone_from(&other.background_work)
+                wire::assign(&mut self.background_work, &other.background_work)
             }
-            ChatStateField::Canvases => self.canvases.clone_from(&other.canvases),
-            ChatStateField::Turns => self.turns.clone_from(&other.turns),
+            ChatStateField::Canvases => wire::assign(&mut self.canvases, &other.canvases),
+            ChatStateField::Turns => wire::assign(&mut self.turns, &other.turns),
             ChatStateField::TurnsNextCursor => {
-                self.turns_next_cursor.clone_from(&other.turns_next_cursor)
+                wire::assign(&mut self.turns_next_cursor, &other.turns_next_cursor)
             }
-            ChatStateField::ActiveTurn => self.active_turn.clone_from(&other.active_turn),
+            ChatStateField::ActiveTurn => wire::assign(&mut self.active_turn, &other.active_turn),
             ChatStateField::SteeringMessage => {
-                self.steering_message.clone_from(&other.steering_message)
+                wire::assign(&mut self.steering_message, &other.steering_message)
             }
             ChatStateField::QueuedMessages => {
-                self.queued_messages.clone_from(&other.queued_messages)
+                wire::assign(&mut self.queued_messages, &other.queued_messages)
             }
-            ChatStateField::Draft => self.draft.clone_from(&other.draft),
-            ChatStateField::Meta => self.meta.clone_from(&other.meta),
+            ChatStateField::Draft => wire::assign(&mut self.draft, &other.draft),
+            ChatStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -5517,10 +5544,10 @@ pub struct CanvasReference {
 
 impl Clone for CanvasReference {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5627,16 +5654,16 @@ pub struct CanvasState {
 
 impl Clone for CanvasState {
     fn clone(&self) -> Self {
-        Self {
-            instance_id: self.instance_id.clone(),
-            extension_id: self.extension_id.clone(),
-            extension_name: self.extension_name.clone(),
-            canvas_id: self.canvas_id.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            url: self.url.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.instance_id, &self.instance_id);
+        wire::assign(&mut out.extension_id, &self.extension_id);
+        wire::assign(&mut out.extension_name, &self.extension_name);
+        wire::assign(&mut out.canvas_id, &self.canvas_id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.url, &self.url);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5653,6 +5680,7 @@ impl<'de> Deserialize<'de> for CanvasState {
 }
 
 impl wire::Blank for CanvasState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             instance_id: wire::Blank::blank(),
@@ -5794,15 +5822,17 @@ impl CanvasState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: CanvasStateField) {
         match field {
-            CanvasStateField::InstanceId => self.instance_id.clone_from(&other.instance_id),
-            CanvasStateField::ExtensionId => self.extension_id.clone_from(&other.extension_id),
-            CanvasStateField::ExtensionName => {
-                self.extension_name.clone_from(&other.extension_name)
+            CanvasStateField::InstanceId => wire::assign(&mut self.instance_id, &other.instance_id),
+            CanvasStateField::ExtensionId => {
+                wire::assign(&mut self.extension_id, &other.extension_id)
             }
-            CanvasStateField::CanvasId => self.canvas_id.clone_from(&other.canvas_id),
-            CanvasStateField::Title => self.title.clone_from(&other.title),
-            CanvasStateField::Status => self.status.clone_from(&other.status),
-            CanvasStateField::Url => self.url.clone_from(&other.url),
+            CanvasStateField::ExtensionName => {
+                wire::assign(&mut self.extension_name, &other.extension_name)
+            }
+            CanvasStateField::CanvasId => wire::assign(&mut self.canvas_id, &other.canvas_id),
+            CanvasStateField::Title => wire::assign(&mut self.title, &other.title),
+            CanvasStateField::Status => wire::assign(&mut self.status, &other.status),
+            CanvasStateField::Url => wire::assign(&mut self.url, &other.url),
         }
     }
 
@@ -5907,19 +5937,19 @@ pub struct ChatSummary {
 
 impl Clone for ChatSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            modified_at: self.modified_at.clone(),
-            changes: self.changes.clone(),
-            origin: self.origin.clone(),
-            movable: self.movable.clone(),
-            interactivity: self.interactivity.clone(),
-            working_directories: self.working_directories.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.origin, &self.origin);
+        out.movable = self.movable;
+        wire::assign(&mut out.interactivity, &self.interactivity);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -5936,6 +5966,7 @@ impl<'de> Deserialize<'de> for ChatSummary {
 }
 
 impl wire::Blank for ChatSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -6085,15 +6116,15 @@ pub struct BackgroundShellWork {
 
 impl Clone for BackgroundShellWork {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            started_at: self.started_at.clone(),
-            meta: self.meta.clone(),
-            command: self.command.clone(),
-            terminal: self.terminal.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.command, &self.command);
+        wire::assign(&mut out.terminal, &self.terminal);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6110,6 +6141,7 @@ impl<'de> Deserialize<'de> for BackgroundShellWork {
 }
 
 impl wire::Blank for BackgroundShellWork {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -6216,14 +6248,14 @@ pub struct BackgroundSubagentWork {
 
 impl Clone for BackgroundSubagentWork {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            started_at: self.started_at.clone(),
-            meta: self.meta.clone(),
-            chat: self.chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6240,6 +6272,7 @@ impl<'de> Deserialize<'de> for BackgroundSubagentWork {
 }
 
 impl wire::Blank for BackgroundSubagentWork {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -6339,11 +6372,11 @@ pub struct SideChatSelection {
 
 impl Clone for SideChatSelection {
     fn clone(&self) -> Self {
-        Self {
-            text: self.text.clone(),
-            response_part_id: self.response_part_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.text, &self.text);
+        wire::assign(&mut out.response_part_id, &self.response_part_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6360,6 +6393,7 @@ impl<'de> Deserialize<'de> for SideChatSelection {
 }
 
 impl wire::Blank for SideChatSelection {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             text: wire::Blank::blank(),
@@ -6585,28 +6619,28 @@ pub struct SessionState {
 
 impl Clone for SessionState {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            origin: self.origin.clone(),
-            project: self.project.clone(),
-            working_directories: self.working_directories.clone(),
-            annotations: self.annotations.clone(),
-            lifecycle: self.lifecycle.clone(),
-            creation_error: self.creation_error.clone(),
-            server_tools: self.server_tools.clone(),
-            active_clients: self.active_clients.clone(),
-            chats: self.chats.clone(),
-            default_chat: self.default_chat.clone(),
-            config: self.config.clone(),
-            customizations: self.customizations.clone(),
-            changesets: self.changesets.clone(),
-            input_needed: self.input_needed.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.project, &self.project);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.creation_error, &self.creation_error);
+        wire::assign(&mut out.server_tools, &self.server_tools);
+        wire::assign(&mut out.active_clients, &self.active_clients);
+        wire::assign(&mut out.chats, &self.chats);
+        wire::assign(&mut out.default_chat, &self.default_chat);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.changesets, &self.changesets);
+        wire::assign(&mut out.input_needed, &self.input_needed);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -6623,6 +6657,7 @@ impl<'de> Deserialize<'de> for SessionState {
 }
 
 impl wire::Blank for SessionState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -6878,33 +6913,41 @@ impl SessionState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: SessionStateField) {
         match field {
-            SessionStateField::Provider => self.provider.clone_from(&other.provider),
-            SessionStateField::Title => self.title.clone_from(&other.title),
-            SessionStateField::Status => self.status.clone_from(&other.status),
-            SessionStateField::Activity => self.activity.clone_from(&other.activity),
-            SessionStateField::Origin => self.origin.clone_from(&other.origin),
-            SessionStateField::Project => self.project.clone_from(&other.project),
-            SessionStateField::WorkingDirectories => self
-                .working_directories
-                .clone_from(&other.working_directories),
-            SessionStateField::Annotations => self.annotations.clone_from(&other.annotations),
-            SessionStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
+            SessionStateField::Provider => wire::assign(&mut self.provider, &other.provider),
+            SessionStateField::Title => wire::assign(&mut self.title, &other.title),
+            SessionStateField::Status => self.status = other.status,
+            SessionStateField::Activity => wire::assign(&mut self.activity, &other.activity),
+            SessionStateField::Origin => wire::assign(&mut self.origin, &other.origin),
+            SessionStateField::Project => wire::assign(&mut self.project, &other.project),
+            SessionStateField::WorkingDirectories => {
+                wire::assign(&mut self.working_directories, &other.working_directories)
+            }
+            SessionStateField::Annotations => {
+                wire::assign(&mut self.annotations, &other.annotations)
+            }
+            SessionStateField::Lifecycle => wire::assign(&mut self.lifecycle, &other.lifecycle),
             SessionStateField::CreationError => {
-                self.creation_error.clone_from(&other.creation_error)
+                wire::assign(&mut self.creation_error, &other.creation_error)
             }
-            SessionStateField::ServerTools => self.server_tools.clone_from(&other.server_tools),
+            SessionStateField::ServerTools => {
+                wire::assign(&mut self.server_tools, &other.server_tools)
+            }
             SessionStateField::ActiveClients => {
-                self.active_clients.clone_from(&other.active_clients)
+                wire::assign(&mut self.active_clients, &other.active_clients)
             }
-            SessionStateField::Chats => self.chats.clone_from(&other.chats),
-            SessionStateField::DefaultChat => self.default_chat.clone_from(&other.default_chat),
-            SessionStateField::Config => self.config.clone_from(&other.config),
+            SessionStateField::Chats => wire::assign(&mut self.chats, &other.chats),
+            SessionStateField::DefaultChat => {
+                wire::assign(&mut self.default_chat, &other.default_chat)
+            }
+            SessionStateField::Config => wire::assign(&mut self.config, &other.config),
             SessionStateField::Customizations => {
-                self.customizations.clone_from(&other.customizations)
+                wire::assign(&mut self.customizations, &other.customizations)
             }
-            SessionStateField::Changesets => self.changesets.clone_from(&other.changesets),
-            SessionStateField::InputNeeded => self.input_needed.clone_from(&other.input_needed),
-            SessionStateField::Meta => self.meta.clone_from(&other.meta),
+            SessionStateField::Changesets => wire::assign(&mut self.changesets, &other.changesets),
+            SessionStateField::InputNeeded => {
+                wire::assign(&mut self.input_needed, &other.input_needed)
+            }
+            SessionStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -7052,14 +7095,17 @@ pub struct SessionActiveClient {
 
 impl Clone for SessionActiveClient {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            display_name: self.display_name.clone(),
-            tools: self.tools.clone(),
-            customizations: self.customizations.clone(),
-            system_message_transform: self.system_message_transform.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.tools, &self.tools);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(
+            &mut out.system_message_transform,
+            &self.system_message_transform,
+        );
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7076,6 +7122,7 @@ impl<'de> Deserialize<'de> for SessionActiveClient {
 }
 
 impl wire::Blank for SessionActiveClient {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             client_id: wire::Blank::blank(),
@@ -7186,12 +7233,12 @@ pub struct SessionChatInputRequest {
 
 impl Clone for SessionChatInputRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            chat: self.chat.clone(),
-            request: self.request.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7208,6 +7255,7 @@ impl<'de> Deserialize<'de> for SessionChatInputRequest {
 }
 
 impl wire::Blank for SessionChatInputRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7298,13 +7346,13 @@ pub struct SessionToolConfirmationRequest {
 
 impl Clone for SessionToolConfirmationRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            tool_call: self.tool_call.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call, &self.tool_call);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7321,6 +7369,7 @@ impl<'de> Deserialize<'de> for SessionToolConfirmationRequest {
 }
 
 impl wire::Blank for SessionToolConfirmationRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7429,14 +7478,14 @@ pub struct SessionToolClientExecutionRequest {
 
 impl Clone for SessionToolClientExecutionRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            client_id: self.client_id.clone(),
-            tool_call: self.tool_call.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.tool_call, &self.tool_call);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7453,6 +7502,7 @@ impl<'de> Deserialize<'de> for SessionToolClientExecutionRequest {
 }
 
 impl wire::Blank for SessionToolClientExecutionRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7561,13 +7611,13 @@ pub struct SessionToolAuthenticationRequest {
 
 impl Clone for SessionToolAuthenticationRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            tool_call: self.tool_call.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call, &self.tool_call);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7584,6 +7634,7 @@ impl<'de> Deserialize<'de> for SessionToolAuthenticationRequest {
 }
 
 impl wire::Blank for SessionToolAuthenticationRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -7759,24 +7810,24 @@ pub struct SessionSummary {
 
 impl Clone for SessionSummary {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            origin: self.origin.clone(),
-            project: self.project.clone(),
-            working_directories: self.working_directories.clone(),
-            annotations: self.annotations.clone(),
-            resource: self.resource.clone(),
-            created_at: self.created_at.clone(),
-            modified_at: self.modified_at.clone(),
-            changes: self.changes.clone(),
-            meta: self.meta.clone(),
-            chats: self.chats.clone(),
-            default_chat: self.default_chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.project, &self.project);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.chats, &self.chats);
+        wire::assign(&mut out.default_chat, &self.default_chat);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -7793,6 +7844,7 @@ impl<'de> Deserialize<'de> for SessionSummary {
 }
 
 impl wire::Blank for SessionSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -7982,15 +8034,15 @@ pub struct SessionChatSummary {
 
 impl Clone for SessionChatSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            origin: self.origin.clone(),
-            interactivity: self.interactivity.clone(),
-            status: self.status.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.interactivity, &self.interactivity);
+        out.status = self.status;
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8007,6 +8059,7 @@ impl<'de> Deserialize<'de> for SessionChatSummary {
 }
 
 impl wire::Blank for SessionChatSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -8117,12 +8170,12 @@ pub struct ChangesSummary {
 
 impl Clone for ChangesSummary {
     fn clone(&self) -> Self {
-        Self {
-            additions: self.additions.clone(),
-            deletions: self.deletions.clone(),
-            files: self.files.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.additions = self.additions;
+        out.deletions = self.deletions;
+        out.files = self.files;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8139,6 +8192,7 @@ impl<'de> Deserialize<'de> for ChangesSummary {
 }
 
 impl wire::Blank for ChangesSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             additions: wire::Blank::blank(),
@@ -8216,11 +8270,11 @@ pub struct ProjectInfo {
 
 impl Clone for ProjectInfo {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            display_name: self.display_name.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8237,6 +8291,7 @@ impl<'de> Deserialize<'de> for ProjectInfo {
 }
 
 impl wire::Blank for ProjectInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -8381,25 +8436,25 @@ pub struct SessionConfigPropertySchema {
 
 impl Clone for SessionConfigPropertySchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            default: self.default.clone(),
-            r#enum: self.r#enum.clone(),
-            enum_labels: self.enum_labels.clone(),
-            enum_descriptions: self.enum_descriptions.clone(),
-            read_only: self.read_only.clone(),
-            items: self.items.clone(),
-            min_items: self.min_items.clone(),
-            max_items: self.max_items.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            additional_properties: self.additional_properties.clone(),
-            enum_dynamic: self.enum_dynamic.clone(),
-            session_mutable: self.session_mutable.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.default, &self.default);
+        wire::assign(&mut out.r#enum, &self.r#enum);
+        wire::assign(&mut out.enum_labels, &self.enum_labels);
+        wire::assign(&mut out.enum_descriptions, &self.enum_descriptions);
+        out.read_only = self.read_only;
+        wire::assign(&mut out.items, &self.items);
+        out.min_items = self.min_items;
+        out.max_items = self.max_items;
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.additional_properties, &self.additional_properties);
+        out.enum_dynamic = self.enum_dynamic;
+        out.session_mutable = self.session_mutable;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8416,6 +8471,7 @@ impl<'de> Deserialize<'de> for SessionConfigPropertySchema {
 }
 
 impl wire::Blank for SessionConfigPropertySchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -8592,12 +8648,12 @@ pub struct SessionConfigSchema {
 
 impl Clone for SessionConfigSchema {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            properties: self.properties.clone(),
-            required: self.required.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.properties, &self.properties);
+        wire::assign(&mut out.required, &self.required);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8614,6 +8670,7 @@ impl<'de> Deserialize<'de> for SessionConfigSchema {
 }
 
 impl wire::Blank for SessionConfigSchema {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -8690,11 +8747,11 @@ pub struct SessionConfigState {
 
 impl Clone for SessionConfigState {
     fn clone(&self) -> Self {
-        Self {
-            schema: self.schema.clone(),
-            values: self.values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.schema, &self.schema);
+        wire::assign(&mut out.values, &self.values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8711,6 +8768,7 @@ impl<'de> Deserialize<'de> for SessionConfigState {
 }
 
 impl wire::Blank for SessionConfigState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -8796,16 +8854,16 @@ pub struct Turn {
 
 impl Clone for Turn {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            started_at: self.started_at.clone(),
-            duration: self.duration.clone(),
-            message: self.message.clone(),
-            response_parts: self.response_parts.clone(),
-            usage: self.usage.clone(),
-            state: self.state.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.started_at, &self.started_at);
+        out.duration = self.duration;
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.response_parts, &self.response_parts);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.state, &self.state);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8822,6 +8880,7 @@ impl<'de> Deserialize<'de> for Turn {
 }
 
 impl wire::Blank for Turn {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -8939,14 +8998,14 @@ pub struct ActiveTurn {
 
 impl Clone for ActiveTurn {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            started_at: self.started_at.clone(),
-            message: self.message.clone(),
-            response_parts: self.response_parts.clone(),
-            usage: self.usage.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.response_parts, &self.response_parts);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -8963,6 +9022,7 @@ impl<'de> Deserialize<'de> for ActiveTurn {
 }
 
 impl wire::Blank for ActiveTurn {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -9086,15 +9146,15 @@ pub struct Message {
 
 impl Clone for Message {
     fn clone(&self) -> Self {
-        Self {
-            text: self.text.clone(),
-            origin: self.origin.clone(),
-            attachments: self.attachments.clone(),
-            model: self.model.clone(),
-            agent: self.agent.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.text, &self.text);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.attachments, &self.attachments);
+        wire::assign(&mut out.model, &self.model);
+        wire::assign(&mut out.agent, &self.agent);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9111,6 +9171,7 @@ impl<'de> Deserialize<'de> for Message {
 }
 
 impl wire::Blank for Message {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             text: wire::Blank::blank(),
@@ -9206,10 +9267,10 @@ pub struct MessageOrigin {
 
 impl Clone for MessageOrigin {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9303,13 +9364,13 @@ pub struct ChatInputOption {
 
 impl Clone for ChatInputOption {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            recommended: self.recommended.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        out.recommended = self.recommended;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9326,6 +9387,7 @@ impl<'de> Deserialize<'de> for ChatInputOption {
 }
 
 impl wire::Blank for ChatInputOption {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -9406,10 +9468,10 @@ pub struct ChatInputTextAnswerValue {
 
 impl Clone for ChatInputTextAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9484,10 +9546,10 @@ pub struct ChatInputNumberAnswerValue {
 
 impl Clone for ChatInputNumberAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.value = self.value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9562,10 +9624,10 @@ pub struct ChatInputBooleanAnswerValue {
 
 impl Clone for ChatInputBooleanAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.value = self.value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9647,11 +9709,11 @@ pub struct ChatInputSelectedAnswerValue {
 
 impl Clone for ChatInputSelectedAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            freeform_values: self.freeform_values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.freeform_values, &self.freeform_values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9668,6 +9730,7 @@ impl<'de> Deserialize<'de> for ChatInputSelectedAnswerValue {
 }
 
 impl wire::Blank for ChatInputSelectedAnswerValue {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -9739,11 +9802,11 @@ pub struct ChatInputSelectedManyAnswerValue {
 
 impl Clone for ChatInputSelectedManyAnswerValue {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            freeform_values: self.freeform_values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.freeform_values, &self.freeform_values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9760,6 +9823,7 @@ impl<'de> Deserialize<'de> for ChatInputSelectedManyAnswerValue {
 }
 
 impl wire::Blank for ChatInputSelectedManyAnswerValue {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -9825,10 +9889,10 @@ pub struct ChatInputAnswered {
 
 impl Clone for ChatInputAnswered {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -9908,10 +9972,10 @@ pub struct ChatInputSkipped {
 
 impl Clone for ChatInputSkipped {
     fn clone(&self) -> Self {
-        Self {
-            freeform_values: self.freeform_values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.freeform_values, &self.freeform_values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10015,17 +10079,17 @@ pub struct ChatInputTextQuestion {
 
 impl Clone for ChatInputTextQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            format: self.format.clone(),
-            min: self.min.clone(),
-            max: self.max.clone(),
-            default_value: self.default_value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        wire::assign(&mut out.format, &self.format);
+        out.min = self.min;
+        out.max = self.max;
+        wire::assign(&mut out.default_value, &self.default_value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10042,6 +10106,7 @@ impl<'de> Deserialize<'de> for ChatInputTextQuestion {
 }
 
 impl wire::Blank for ChatInputTextQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10189,16 +10254,16 @@ pub struct ChatInputNumberQuestion {
 
 impl Clone for ChatInputNumberQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            min: self.min.clone(),
-            max: self.max.clone(),
-            default_value: self.default_value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        out.min = self.min;
+        out.max = self.max;
+        out.default_value = self.default_value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10215,6 +10280,7 @@ impl<'de> Deserialize<'de> for ChatInputNumberQuestion {
 }
 
 impl wire::Blank for ChatInputNumberQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10338,14 +10404,14 @@ pub struct ChatInputBooleanQuestion {
 
 impl Clone for ChatInputBooleanQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            default_value: self.default_value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        out.default_value = self.default_value;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10362,6 +10428,7 @@ impl<'de> Deserialize<'de> for ChatInputBooleanQuestion {
 }
 
 impl wire::Blank for ChatInputBooleanQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10468,15 +10535,15 @@ pub struct ChatInputSingleSelectQuestion {
 
 impl Clone for ChatInputSingleSelectQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            options: self.options.clone(),
-            allow_freeform_input: self.allow_freeform_input.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        wire::assign(&mut out.options, &self.options);
+        out.allow_freeform_input = self.allow_freeform_input;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10493,6 +10560,7 @@ impl<'de> Deserialize<'de> for ChatInputSingleSelectQuestion {
 }
 
 impl wire::Blank for ChatInputSingleSelectQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10616,17 +10684,17 @@ pub struct ChatInputMultiSelectQuestion {
 
 impl Clone for ChatInputMultiSelectQuestion {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            message: self.message.clone(),
-            required: self.required.clone(),
-            options: self.options.clone(),
-            allow_freeform_input: self.allow_freeform_input.clone(),
-            min: self.min.clone(),
-            max: self.max.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        out.required = self.required;
+        wire::assign(&mut out.options, &self.options);
+        out.allow_freeform_input = self.allow_freeform_input;
+        out.min = self.min;
+        out.max = self.max;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10643,6 +10711,7 @@ impl<'de> Deserialize<'de> for ChatInputMultiSelectQuestion {
 }
 
 impl wire::Blank for ChatInputMultiSelectQuestion {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10776,14 +10845,14 @@ pub struct ChatInputRequest {
 
 impl Clone for ChatInputRequest {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            message: self.message.clone(),
-            url: self.url.clone(),
-            questions: self.questions.clone(),
-            answers: self.answers.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.url, &self.url);
+        wire::assign(&mut out.questions, &self.questions);
+        wire::assign(&mut out.answers, &self.answers);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10800,6 +10869,7 @@ impl<'de> Deserialize<'de> for ChatInputRequest {
 }
 
 impl wire::Blank for ChatInputRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -10892,11 +10962,11 @@ pub struct TextPosition {
 
 impl Clone for TextPosition {
     fn clone(&self) -> Self {
-        Self {
-            line: self.line.clone(),
-            character: self.character.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.line = self.line;
+        out.character = self.character;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -10913,6 +10983,7 @@ impl<'de> Deserialize<'de> for TextPosition {
 }
 
 impl wire::Blank for TextPosition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             line: wire::Blank::blank(),
@@ -10980,11 +11051,11 @@ pub struct TextRange {
 
 impl Clone for TextRange {
     fn clone(&self) -> Self {
-        Self {
-            start: self.start.clone(),
-            end: self.end.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.start, &self.start);
+        wire::assign(&mut out.end, &self.end);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11001,6 +11072,7 @@ impl<'de> Deserialize<'de> for TextRange {
 }
 
 impl wire::Blank for TextRange {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             start: wire::Blank::blank(),
@@ -11069,10 +11141,10 @@ pub struct TextSelection {
 
 impl Clone for TextSelection {
     fn clone(&self) -> Self {
-        Self {
-            range: self.range.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11191,14 +11263,14 @@ pub struct SimpleMessageAttachment {
 
 impl Clone for SimpleMessageAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            model_representation: self.model_representation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.model_representation, &self.model_representation);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11215,6 +11287,7 @@ impl<'de> Deserialize<'de> for SimpleMessageAttachment {
 }
 
 impl wire::Blank for SimpleMessageAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -11353,16 +11426,16 @@ pub struct MessageEmbeddedResourceAttachment {
 
 impl Clone for MessageEmbeddedResourceAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            data: self.data.clone(),
-            content_type: self.content_type.clone(),
-            selection: self.selection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.selection, &self.selection);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11379,6 +11452,7 @@ impl<'de> Deserialize<'de> for MessageEmbeddedResourceAttachment {
 }
 
 impl wire::Blank for MessageEmbeddedResourceAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -11535,18 +11609,18 @@ pub struct MessageResourceAttachment {
 
 impl Clone for MessageResourceAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            nonce: self.nonce.clone(),
-            selection: self.selection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.selection, &self.selection);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11563,6 +11637,7 @@ impl<'de> Deserialize<'de> for MessageResourceAttachment {
 }
 
 impl wire::Blank for MessageResourceAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -11730,15 +11805,15 @@ pub struct MessageAnnotationsAttachment {
 
 impl Clone for MessageAnnotationsAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            resource: self.resource.clone(),
-            annotation_ids: self.annotation_ids.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.annotation_ids, &self.annotation_ids);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11755,6 +11830,7 @@ impl<'de> Deserialize<'de> for MessageAnnotationsAttachment {
 }
 
 impl wire::Blank for MessageAnnotationsAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -11910,15 +11986,15 @@ pub struct MessageChatAttachment {
 
 impl Clone for MessageChatAttachment {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            range: self.range.clone(),
-            display_kind: self.display_kind.clone(),
-            meta: self.meta.clone(),
-            resource: self.resource.clone(),
-            end_turn: self.end_turn.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.display_kind, &self.display_kind);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.end_turn, &self.end_turn);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -11935,6 +12011,7 @@ impl<'de> Deserialize<'de> for MessageChatAttachment {
 }
 
 impl wire::Blank for MessageChatAttachment {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -12037,11 +12114,11 @@ pub struct MarkdownResponsePart {
 
 impl Clone for MarkdownResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12058,6 +12135,7 @@ impl<'de> Deserialize<'de> for MarkdownResponsePart {
 }
 
 impl wire::Blank for MarkdownResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -12135,13 +12213,13 @@ pub struct ContentRef {
 
 impl Clone for ContentRef {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            nonce: self.nonce.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12158,6 +12236,7 @@ impl<'de> Deserialize<'de> for ContentRef {
 }
 
 impl wire::Blank for ContentRef {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -12254,13 +12333,13 @@ pub struct ResourceResponsePart {
 
 impl Clone for ResourceResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            nonce: self.nonce.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12277,6 +12356,7 @@ impl<'de> Deserialize<'de> for ResourceResponsePart {
 }
 
 impl wire::Blank for ResourceResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -12364,10 +12444,10 @@ pub struct ToolCallResponsePart {
 
 impl Clone for ToolCallResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            tool_call: self.tool_call.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call, &self.tool_call);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12447,11 +12527,11 @@ pub struct ReasoningResponsePart {
 
 impl Clone for ReasoningResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12468,6 +12548,7 @@ impl<'de> Deserialize<'de> for ReasoningResponsePart {
 }
 
 impl wire::Blank for ReasoningResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -12546,11 +12627,11 @@ pub struct SystemNotificationResponsePart {
 
 impl Clone for SystemNotificationResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            content: self.content.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12567,6 +12648,7 @@ impl<'de> Deserialize<'de> for SystemNotificationResponsePart {
 }
 
 impl wire::Blank for SystemNotificationResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             content: wire::Blank::blank(),
@@ -12647,11 +12729,11 @@ pub struct InputRequestResponsePart {
 
 impl Clone for InputRequestResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            request: self.request.clone(),
-            response: self.response.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.response, &self.response);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12668,6 +12750,7 @@ impl<'de> Deserialize<'de> for InputRequestResponsePart {
 }
 
 impl wire::Blank for InputRequestResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             request: wire::Blank::blank(),
@@ -12745,11 +12828,11 @@ pub struct ErrorResponsePart {
 
 impl Clone for ErrorResponsePart {
     fn clone(&self) -> Self {
-        Self {
-            error: self.error.clone(),
-            resumable: self.resumable.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error, &self.error);
+        out.resumable = self.resumable;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12766,6 +12849,7 @@ impl<'de> Deserialize<'de> for ErrorResponsePart {
 }
 
 impl wire::Blank for ErrorResponsePart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             error: wire::Blank::blank(),
@@ -12852,14 +12936,14 @@ pub struct ToolCallResult {
 
 impl Clone for ToolCallResult {
     fn clone(&self) -> Self {
-        Self {
-            success: self.success.clone(),
-            past_tense_message: self.past_tense_message.clone(),
-            content: self.content.clone(),
-            structured_content: self.structured_content.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.success = self.success;
+        wire::assign(&mut out.past_tense_message, &self.past_tense_message);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.structured_content, &self.structured_content);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -12876,6 +12960,7 @@ impl<'de> Deserialize<'de> for ToolCallResult {
 }
 
 impl wire::Blank for ToolCallResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             success: wire::Blank::blank(),
@@ -12968,10 +13053,10 @@ pub struct ToolCallRiskAssessmentLoadingState {
 
 impl Clone for ToolCallRiskAssessmentLoadingState {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13052,12 +13137,12 @@ pub struct ToolCallRiskAssessmentCompleteState {
 
 impl Clone for ToolCallRiskAssessmentCompleteState {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            reason: self.reason.clone(),
-            safety: self.safety.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.reason, &self.reason);
+        out.safety = self.safety;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13074,6 +13159,7 @@ impl<'de> Deserialize<'de> for ToolCallRiskAssessmentCompleteState {
 }
 
 impl wire::Blank for ToolCallRiskAssessmentCompleteState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             kind: wire::Blank::blank(),
@@ -13157,13 +13243,13 @@ pub struct ConfirmationOption {
 
 impl Clone for ConfirmationOption {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            kind: self.kind.clone(),
-            group: self.group.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.kind, &self.kind);
+        out.group = self.group;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13180,6 +13266,7 @@ impl<'de> Deserialize<'de> for ConfirmationOption {
 }
 
 impl wire::Blank for ConfirmationOption {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -13291,17 +13378,17 @@ pub struct ToolCallStreamingState {
 
 impl Clone for ToolCallStreamingState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            partial_input: self.partial_input.clone(),
-            invocation_message: self.invocation_message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.partial_input, &self.partial_input);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13318,6 +13405,7 @@ impl<'de> Deserialize<'de> for ToolCallStreamingState {
 }
 
 impl wire::Blank for ToolCallStreamingState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -13491,22 +13579,22 @@ pub struct ToolCallPendingConfirmationState {
 
 impl Clone for ToolCallPendingConfirmationState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmation_title: self.confirmation_title.clone(),
-            risk_assessment: self.risk_assessment.clone(),
-            edits: self.edits.clone(),
-            editable: self.editable.clone(),
-            options: self.options.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmation_title, &self.confirmation_title);
+        wire::assign(&mut out.risk_assessment, &self.risk_assessment);
+        wire::assign(&mut out.edits, &self.edits);
+        out.editable = self.editable;
+        wire::assign(&mut out.options, &self.options);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13523,6 +13611,7 @@ impl<'de> Deserialize<'de> for ToolCallPendingConfirmationState {
 }
 
 impl wire::Blank for ToolCallPendingConfirmationState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -13718,20 +13807,20 @@ pub struct ToolCallRunningState {
 
 impl Clone for ToolCallRunningState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13748,6 +13837,7 @@ impl<'de> Deserialize<'de> for ToolCallRunningState {
 }
 
 impl wire::Blank for ToolCallRunningState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -13953,21 +14043,21 @@ pub struct ToolCallAuthRequiredState {
 
 impl Clone for ToolCallAuthRequiredState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            auth: self.auth.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.auth, &self.auth);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -13984,6 +14074,7 @@ impl<'de> Deserialize<'de> for ToolCallAuthRequiredState {
 }
 
 impl wire::Blank for ToolCallAuthRequiredState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -14185,24 +14276,24 @@ pub struct ToolCallPendingResultConfirmationState {
 
 impl Clone for ToolCallPendingResultConfirmationState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            success: self.success.clone(),
-            past_tense_message: self.past_tense_message.clone(),
-            content: self.content.clone(),
-            structured_content: self.structured_content.clone(),
-            error: self.error.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        out.success = self.success;
+        wire::assign(&mut out.past_tense_message, &self.past_tense_message);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.structured_content, &self.structured_content);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14219,6 +14310,7 @@ impl<'de> Deserialize<'de> for ToolCallPendingResultConfirmationState {
 }
 
 impl wire::Blank for ToolCallPendingResultConfirmationState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -14439,24 +14531,24 @@ pub struct ToolCallCompletedState {
 
 impl Clone for ToolCallCompletedState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            success: self.success.clone(),
-            past_tense_message: self.past_tense_message.clone(),
-            content: self.content.clone(),
-            structured_content: self.structured_content.clone(),
-            error: self.error.clone(),
-            confirmed: self.confirmed.clone(),
-            selected_option: self.selected_option.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        out.success = self.success;
+        wire::assign(&mut out.past_tense_message, &self.past_tense_message);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.structured_content, &self.structured_content);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14473,6 +14565,7 @@ impl<'de> Deserialize<'de> for ToolCallCompletedState {
 }
 
 impl wire::Blank for ToolCallCompletedState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -14684,21 +14777,21 @@ pub struct ToolCallCancelledState {
 
 impl Clone for ToolCallCancelledState {
     fn clone(&self) -> Self {
-        Self {
-            tool_call_id: self.tool_call_id.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            meta: self.meta.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            reason: self.reason.clone(),
-            reason_message: self.reason_message.clone(),
-            user_suggestion: self.user_suggestion.clone(),
-            selected_option: self.selected_option.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.reason_message, &self.reason_message);
+        wire::assign(&mut out.user_suggestion, &self.user_suggestion);
+        wire::assign(&mut out.selected_option, &self.selected_option);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14715,6 +14808,7 @@ impl<'de> Deserialize<'de> for ToolCallCancelledState {
 }
 
 impl wire::Blank for ToolCallCancelledState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             tool_call_id: wire::Blank::blank(),
@@ -14892,16 +14986,16 @@ pub struct ToolDefinition {
 
 impl Clone for ToolDefinition {
     fn clone(&self) -> Self {
-        Self {
-            name: self.name.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            input_schema: self.input_schema.clone(),
-            output_schema: self.output_schema.clone(),
-            annotations: self.annotations.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.input_schema, &self.input_schema);
+        wire::assign(&mut out.output_schema, &self.output_schema);
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -14918,6 +15012,7 @@ impl<'de> Deserialize<'de> for ToolDefinition {
 }
 
 impl wire::Blank for ToolDefinition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             name: wire::Blank::blank(),
@@ -15058,14 +15153,14 @@ pub struct ToolAnnotations {
 
 impl Clone for ToolAnnotations {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            read_only_hint: self.read_only_hint.clone(),
-            destructive_hint: self.destructive_hint.clone(),
-            idempotent_hint: self.idempotent_hint.clone(),
-            open_world_hint: self.open_world_hint.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        out.read_only_hint = self.read_only_hint;
+        out.destructive_hint = self.destructive_hint;
+        out.idempotent_hint = self.idempotent_hint;
+        out.open_world_hint = self.open_world_hint;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15082,6 +15177,7 @@ impl<'de> Deserialize<'de> for ToolAnnotations {
 }
 
 impl wire::Blank for ToolAnnotations {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             title: wire::Blank::blank(),
@@ -15181,10 +15277,10 @@ pub struct ToolResultTextContent {
 
 impl Clone for ToolResultTextContent {
     fn clone(&self) -> Self {
-        Self {
-            text: self.text.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.text, &self.text);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15266,11 +15362,11 @@ pub struct ToolResultEmbeddedResourceContent {
 
 impl Clone for ToolResultEmbeddedResourceContent {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            content_type: self.content_type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15287,6 +15383,7 @@ impl<'de> Deserialize<'de> for ToolResultEmbeddedResourceContent {
 }
 
 impl wire::Blank for ToolResultEmbeddedResourceContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             data: wire::Blank::blank(),
@@ -15366,13 +15463,13 @@ pub struct ToolResultResourceContent {
 
 impl Clone for ToolResultResourceContent {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            size_hint: self.size_hint.clone(),
-            content_type: self.content_type.clone(),
-            nonce: self.nonce.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.size_hint = self.size_hint;
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15389,6 +15486,7 @@ impl<'de> Deserialize<'de> for ToolResultResourceContent {
 }
 
 impl wire::Blank for ToolResultResourceContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -15478,12 +15576,12 @@ pub struct ToolResultFileEditContent {
 
 impl Clone for ToolResultFileEditContent {
     fn clone(&self) -> Self {
-        Self {
-            before: self.before.clone(),
-            after: self.after.clone(),
-            diff: self.diff.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.before, &self.before);
+        wire::assign(&mut out.after, &self.after);
+        wire::assign(&mut out.diff, &self.diff);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15500,6 +15598,7 @@ impl<'de> Deserialize<'de> for ToolResultFileEditContent {
 }
 
 impl wire::Blank for ToolResultFileEditContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             before: wire::Blank::blank(),
@@ -15597,13 +15696,13 @@ pub struct ToolResultTerminalContent {
 
 impl Clone for ToolResultTerminalContent {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            is_pty: self.is_pty.clone(),
-            result: self.result.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        out.is_pty = self.is_pty;
+        wire::assign(&mut out.result, &self.result);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15620,6 +15719,7 @@ impl<'de> Deserialize<'de> for ToolResultTerminalContent {
 }
 
 impl wire::Blank for ToolResultTerminalContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -15719,13 +15819,13 @@ pub struct ToolResultSubagentContent {
 
 impl Clone for ToolResultSubagentContent {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            agent_name: self.agent_name.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.agent_name, &self.agent_name);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15742,6 +15842,7 @@ impl<'de> Deserialize<'de> for ToolResultSubagentContent {
 }
 
 impl wire::Blank for ToolResultSubagentContent {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -15820,9 +15921,9 @@ pub struct CustomizationLoadingState {
 
 impl Clone for CustomizationLoadingState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15892,9 +15993,9 @@ pub struct CustomizationLoadedState {
 
 impl Clone for CustomizationLoadedState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -15967,10 +16068,10 @@ pub struct CustomizationDegradedState {
 
 impl Clone for CustomizationDegradedState {
     fn clone(&self) -> Self {
-        Self {
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16047,10 +16148,10 @@ pub struct CustomizationErrorState {
 
 impl Clone for CustomizationErrorState {
     fn clone(&self) -> Self {
-        Self {
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16187,20 +16288,20 @@ pub struct PluginCustomization {
 
 impl Clone for PluginCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            client_id: self.client_id.clone(),
-            load: self.load.clone(),
-            children: self.children.clone(),
-            enablement: self.enablement.clone(),
-            version: self.version.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.load, &self.load);
+        wire::assign(&mut out.children, &self.children);
+        wire::assign(&mut out.enablement, &self.enablement);
+        wire::assign(&mut out.version, &self.version);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16217,6 +16318,7 @@ impl<'de> Deserialize<'de> for PluginCustomization {
 }
 
 impl wire::Blank for PluginCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -16438,23 +16540,23 @@ pub struct ClientPluginCustomization {
 
 impl Clone for ClientPluginCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            client_id: self.client_id.clone(),
-            load: self.load.clone(),
-            children: self.children.clone(),
-            r#type: self.r#type.clone(),
-            enablement: self.enablement.clone(),
-            version: self.version.clone(),
-            nonce: self.nonce.clone(),
-            child_enablement: self.child_enablement.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.load, &self.load);
+        wire::assign(&mut out.children, &self.children);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.enablement, &self.enablement);
+        wire::assign(&mut out.version, &self.version);
+        wire::assign(&mut out.nonce, &self.nonce);
+        wire::assign(&mut out.child_enablement, &self.child_enablement);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16471,6 +16573,7 @@ impl<'de> Deserialize<'de> for ClientPluginCustomization {
 }
 
 impl wire::Blank for ClientPluginCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -16685,21 +16788,21 @@ pub struct DirectoryCustomization {
 
 impl Clone for DirectoryCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            client_id: self.client_id.clone(),
-            load: self.load.clone(),
-            children: self.children.clone(),
-            enabled: self.enabled.clone(),
-            contents: self.contents.clone(),
-            writable: self.writable.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.load, &self.load);
+        wire::assign(&mut out.children, &self.children);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.contents, &self.contents);
+        out.writable = self.writable;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16716,6 +16819,7 @@ impl<'de> Deserialize<'de> for DirectoryCustomization {
 }
 
 impl wire::Blank for DirectoryCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -16928,21 +17032,21 @@ pub struct AgentCustomization {
 
 impl Clone for AgentCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enabled: self.enabled.clone(),
-            description: self.description.clone(),
-            model: self.model.clone(),
-            tools: self.tools.clone(),
-            disable_model_invocation: self.disable_model_invocation.clone(),
-            disable_user_invocation: self.disable_user_invocation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.model, &self.model);
+        wire::assign(&mut out.tools, &self.tools);
+        out.disable_model_invocation = self.disable_model_invocation;
+        out.disable_user_invocation = self.disable_user_invocation;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -16959,6 +17063,7 @@ impl<'de> Deserialize<'de> for AgentCustomization {
 }
 
 impl wire::Blank for AgentCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -17174,19 +17279,19 @@ pub struct SkillCustomization {
 
 impl Clone for SkillCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enabled: self.enabled.clone(),
-            description: self.description.clone(),
-            disable_model_invocation: self.disable_model_invocation.clone(),
-            disable_user_invocation: self.disable_user_invocation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.description, &self.description);
+        out.disable_model_invocation = self.disable_model_invocation;
+        out.disable_user_invocation = self.disable_user_invocation;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -17203,6 +17308,7 @@ impl<'de> Deserialize<'de> for SkillCustomization {
 }
 
 impl wire::Blank for SkillCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -17380,17 +17486,17 @@ pub struct PromptCustomization {
 
 impl Clone for PromptCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enabled: self.enabled.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -17407,6 +17513,7 @@ impl<'de> Deserialize<'de> for PromptCustomization {
 }
 
 impl wire::Blank for PromptCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -17591,19 +17698,19 @@ pub struct RuleCustomization {
 
 impl Clone for RuleCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enabled: self.enabled.clone(),
-            description: self.description.clone(),
-            always_apply: self.always_apply.clone(),
-            globs: self.globs.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.description, &self.description);
+        out.always_apply = self.always_apply;
+        wire::assign(&mut out.globs, &self.globs);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -17620,6 +17727,7 @@ impl<'de> Deserialize<'de> for RuleCustomization {
 }
 
 impl wire::Blank for RuleCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -17790,16 +17898,16 @@ pub struct HookCustomization {
 
 impl Clone for HookCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enabled: self.enabled.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -17816,6 +17924,7 @@ impl<'de> Deserialize<'de> for HookCustomization {
 }
 
 impl wire::Blank for HookCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -17995,19 +18104,19 @@ pub struct McpServerCustomization {
 
 impl Clone for McpServerCustomization {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            uri: self.uri.clone(),
-            name: self.name.clone(),
-            icons: self.icons.clone(),
-            range: self.range.clone(),
-            meta: self.meta.clone(),
-            enablement: self.enablement.clone(),
-            state: self.state.clone(),
-            channel: self.channel.clone(),
-            mcp_app: self.mcp_app.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.icons, &self.icons);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.enablement, &self.enablement);
+        wire::assign(&mut out.state, &self.state);
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.mcp_app, &self.mcp_app);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18024,6 +18133,7 @@ impl<'de> Deserialize<'de> for McpServerCustomization {
 }
 
 impl wire::Blank for McpServerCustomization {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -18153,10 +18263,10 @@ pub struct McpServerCustomizationApps {
 
 impl Clone for McpServerCustomizationApps {
     fn clone(&self) -> Self {
-        Self {
-            capabilities: self.capabilities.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.capabilities, &self.capabilities);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18283,13 +18393,13 @@ pub struct AhpMcpUiHostCapabilities {
 
 impl Clone for AhpMcpUiHostCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            server_tools: self.server_tools.clone(),
-            server_resources: self.server_resources.clone(),
-            logging: self.logging.clone(),
-            sampling: self.sampling.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.server_tools, &self.server_tools);
+        wire::assign(&mut out.server_resources, &self.server_resources);
+        wire::assign(&mut out.logging, &self.logging);
+        wire::assign(&mut out.sampling, &self.sampling);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18306,6 +18416,7 @@ impl<'de> Deserialize<'de> for AhpMcpUiHostCapabilities {
 }
 
 impl wire::Blank for AhpMcpUiHostCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             server_tools: wire::Blank::blank(),
@@ -18398,10 +18509,10 @@ pub struct McpServerStartingState {
 
 impl Clone for McpServerStartingState {
     fn clone(&self) -> Self {
-        Self {
-            blocking: self.blocking.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.blocking = self.blocking;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18477,9 +18588,9 @@ pub struct McpServerReadyState {
 
 impl Clone for McpServerReadyState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18604,14 +18715,14 @@ pub struct McpServerAuthRequiredState {
 
 impl Clone for McpServerAuthRequiredState {
     fn clone(&self) -> Self {
-        Self {
-            reason: self.reason.clone(),
-            oauth_client: self.oauth_client.clone(),
-            resource: self.resource.clone(),
-            required_scopes: self.required_scopes.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.oauth_client, &self.oauth_client);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.required_scopes, &self.required_scopes);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18628,6 +18739,7 @@ impl<'de> Deserialize<'de> for McpServerAuthRequiredState {
 }
 
 impl wire::Blank for McpServerAuthRequiredState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             reason: wire::Blank::blank(),
@@ -18723,10 +18835,10 @@ pub struct McpServerErrorState {
 
 impl Clone for McpServerErrorState {
     fn clone(&self) -> Self {
-        Self {
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18801,9 +18913,9 @@ pub struct McpServerStoppedState {
 
 impl Clone for McpServerStoppedState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18885,11 +18997,11 @@ pub struct McpOAuthClient {
 
 impl Clone for McpOAuthClient {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            client_secret: self.client_secret.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.client_secret, &self.client_secret);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -18906,6 +19018,7 @@ impl<'de> Deserialize<'de> for McpOAuthClient {
 }
 
 impl wire::Blank for McpOAuthClient {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             client_id: wire::Blank::blank(),
@@ -19020,14 +19133,14 @@ pub struct McpAuthRequirement {
 
 impl Clone for McpAuthRequirement {
     fn clone(&self) -> Self {
-        Self {
-            reason: self.reason.clone(),
-            oauth_client: self.oauth_client.clone(),
-            resource: self.resource.clone(),
-            required_scopes: self.required_scopes.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.oauth_client, &self.oauth_client);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.required_scopes, &self.required_scopes);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19044,6 +19157,7 @@ impl<'de> Deserialize<'de> for McpAuthRequirement {
 }
 
 impl wire::Blank for McpAuthRequirement {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             reason: wire::Blank::blank(),
@@ -19140,10 +19254,10 @@ pub struct ToolCallClientContributor {
 
 impl Clone for ToolCallClientContributor {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19219,10 +19333,10 @@ pub struct ToolCallMcpContributor {
 
 impl Clone for ToolCallMcpContributor {
     fn clone(&self) -> Self {
-        Self {
-            customization_id: self.customization_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.customization_id, &self.customization_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19301,11 +19415,11 @@ pub struct FileEditSide {
 
 impl Clone for FileEditSide {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19322,6 +19436,7 @@ impl<'de> Deserialize<'de> for FileEditSide {
 }
 
 impl wire::Blank for FileEditSide {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -19388,11 +19503,11 @@ pub struct FileEditDiffStats {
 
 impl Clone for FileEditDiffStats {
     fn clone(&self) -> Self {
-        Self {
-            added: self.added.clone(),
-            removed: self.removed.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.added = self.added;
+        out.removed = self.removed;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19409,6 +19524,7 @@ impl<'de> Deserialize<'de> for FileEditDiffStats {
 }
 
 impl wire::Blank for FileEditDiffStats {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             added: wire::Blank::blank(),
@@ -19486,12 +19602,12 @@ pub struct FileEdit {
 
 impl Clone for FileEdit {
     fn clone(&self) -> Self {
-        Self {
-            before: self.before.clone(),
-            after: self.after.clone(),
-            diff: self.diff.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.before, &self.before);
+        wire::assign(&mut out.after, &self.after);
+        wire::assign(&mut out.diff, &self.diff);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19508,6 +19624,7 @@ impl<'de> Deserialize<'de> for FileEdit {
 }
 
 impl wire::Blank for FileEdit {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             before: wire::Blank::blank(),
@@ -19580,10 +19697,10 @@ pub struct FileEditCollection {
 
 impl Clone for FileEditCollection {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19670,12 +19787,12 @@ pub struct TerminalCommandResult {
 
 impl Clone for TerminalCommandResult {
     fn clone(&self) -> Self {
-        Self {
-            exit_code: self.exit_code.clone(),
-            preview: self.preview.clone(),
-            truncated: self.truncated.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.exit_code = self.exit_code;
+        wire::assign(&mut out.preview, &self.preview);
+        out.truncated = self.truncated;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19692,6 +19809,7 @@ impl<'de> Deserialize<'de> for TerminalCommandResult {
 }
 
 impl wire::Blank for TerminalCommandResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             exit_code: wire::Blank::blank(),
@@ -19775,13 +19893,13 @@ pub struct TerminalInfo {
 
 impl Clone for TerminalInfo {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            claim: self.claim.clone(),
-            lifecycle: self.lifecycle.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.claim, &self.claim);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19798,6 +19916,7 @@ impl<'de> Deserialize<'de> for TerminalInfo {
 }
 
 impl wire::Blank for TerminalInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -19875,10 +19994,10 @@ pub struct TerminalClientClaim {
 
 impl Clone for TerminalClientClaim {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19968,13 +20087,13 @@ pub struct TerminalSessionClaim {
 
 impl Clone for TerminalSessionClaim {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -19991,6 +20110,7 @@ impl<'de> Deserialize<'de> for TerminalSessionClaim {
 }
 
 impl wire::Blank for TerminalSessionClaim {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             session: wire::Blank::blank(),
@@ -20069,9 +20189,9 @@ pub struct TerminalRunningLifecycleState {
 
 impl Clone for TerminalRunningLifecycleState {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20144,10 +20264,10 @@ pub struct TerminalExitedLifecycleState {
 
 impl Clone for TerminalExitedLifecycleState {
     fn clone(&self) -> Self {
-        Self {
-            exit_code: self.exit_code.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.exit_code = self.exit_code;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20266,18 +20386,18 @@ pub struct TerminalState {
 
 impl Clone for TerminalState {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            cwd: self.cwd.clone(),
-            cols: self.cols.clone(),
-            rows: self.rows.clone(),
-            content: self.content.clone(),
-            lifecycle: self.lifecycle.clone(),
-            claim: self.claim.clone(),
-            supports_command_detection: self.supports_command_detection.clone(),
-            is_pty: self.is_pty.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.cwd, &self.cwd);
+        out.cols = self.cols;
+        out.rows = self.rows;
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.claim, &self.claim);
+        out.supports_command_detection = self.supports_command_detection;
+        out.is_pty = self.is_pty;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20294,6 +20414,7 @@ impl<'de> Deserialize<'de> for TerminalState {
 }
 
 impl wire::Blank for TerminalState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             title: wire::Blank::blank(),
@@ -20453,17 +20574,17 @@ impl TerminalState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: TerminalStateField) {
         match field {
-            TerminalStateField::Title => self.title.clone_from(&other.title),
-            TerminalStateField::Cwd => self.cwd.clone_from(&other.cwd),
-            TerminalStateField::Cols => self.cols.clone_from(&other.cols),
-            TerminalStateField::Rows => self.rows.clone_from(&other.rows),
-            TerminalStateField::Content => self.content.clone_from(&other.content),
-            TerminalStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
-            TerminalStateField::Claim => self.claim.clone_from(&other.claim),
-            TerminalStateField::SupportsCommandDetection => self
-                .supports_command_detection
-                .clone_from(&other.supports_command_detection),
-            TerminalStateField::IsPty => self.is_pty.clone_from(&other.is_pty),
+            TerminalStateField::Title => wire::assign(&mut self.title, &other.title),
+            TerminalStateField::Cwd => wire::assign(&mut self.cwd, &other.cwd),
+            TerminalStateField::Cols => self.cols = other.cols,
+            TerminalStateField::Rows => self.rows = other.rows,
+            TerminalStateField::Content => wire::assign(&mut self.content, &other.content),
+            TerminalStateField::Lifecycle => wire::assign(&mut self.lifecycle, &other.lifecycle),
+            TerminalStateField::Claim => wire::assign(&mut self.claim, &other.claim),
+            TerminalStateField::SupportsCommandDetection => {
+                self.supports_command_detection = other.supports_command_detection
+            }
+            TerminalStateField::IsPty => self.is_pty = other.is_pty,
         }
     }
 
@@ -20531,10 +20652,10 @@ pub struct TerminalUnclassifiedPart {
 
 impl Clone for TerminalUnclassifiedPart {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20639,16 +20760,16 @@ pub struct TerminalCommandPart {
 
 impl Clone for TerminalCommandPart {
     fn clone(&self) -> Self {
-        Self {
-            command_id: self.command_id.clone(),
-            command_line: self.command_line.clone(),
-            output: self.output.clone(),
-            timestamp: self.timestamp.clone(),
-            is_complete: self.is_complete.clone(),
-            exit_code: self.exit_code.clone(),
-            duration_ms: self.duration_ms.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.command_id, &self.command_id);
+        wire::assign(&mut out.command_line, &self.command_line);
+        wire::assign(&mut out.output, &self.output);
+        out.timestamp = self.timestamp;
+        out.is_complete = self.is_complete;
+        out.exit_code = self.exit_code;
+        out.duration_ms = self.duration_ms;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20665,6 +20786,7 @@ impl<'de> Deserialize<'de> for TerminalCommandPart {
 }
 
 impl wire::Blank for TerminalCommandPart {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -20790,14 +20912,14 @@ pub struct UsageInfo {
 
 impl Clone for UsageInfo {
     fn clone(&self) -> Self {
-        Self {
-            input_tokens: self.input_tokens.clone(),
-            output_tokens: self.output_tokens.clone(),
-            model: self.model.clone(),
-            cache_read_tokens: self.cache_read_tokens.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.input_tokens = self.input_tokens;
+        out.output_tokens = self.output_tokens;
+        wire::assign(&mut out.model, &self.model);
+        out.cache_read_tokens = self.cache_read_tokens;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20814,6 +20936,7 @@ impl<'de> Deserialize<'de> for UsageInfo {
 }
 
 impl wire::Blank for UsageInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             input_tokens: wire::Blank::blank(),
@@ -20921,13 +21044,13 @@ pub struct ErrorInfo {
 
 impl Clone for ErrorInfo {
     fn clone(&self) -> Self {
-        Self {
-            error_type: self.error_type.clone(),
-            message: self.message.clone(),
-            stack: self.stack.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error_type, &self.error_type);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.stack, &self.stack);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -20944,6 +21067,7 @@ impl<'de> Deserialize<'de> for ErrorInfo {
 }
 
 impl wire::Blank for ErrorInfo {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             error_type: wire::Blank::blank(),
@@ -21032,12 +21156,12 @@ pub struct Snapshot {
 
 impl Clone for Snapshot {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            state: self.state.clone(),
-            from_seq: self.from_seq.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.state, &self.state);
+        out.from_seq = self.from_seq;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21054,6 +21178,7 @@ impl<'de> Deserialize<'de> for Snapshot {
 }
 
 impl wire::Blank for Snapshot {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -21185,14 +21310,14 @@ pub struct Changeset {
 
 impl Clone for Changeset {
     fn clone(&self) -> Self {
-        Self {
-            label: self.label.clone(),
-            uri_template: self.uri_template.clone(),
-            description: self.description.clone(),
-            change_kind: self.change_kind.clone(),
-            capabilities: self.capabilities.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.uri_template, &self.uri_template);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.change_kind, &self.change_kind);
+        wire::assign(&mut out.capabilities, &self.capabilities);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21209,6 +21334,7 @@ impl<'de> Deserialize<'de> for Changeset {
 }
 
 impl wire::Blank for Changeset {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             label: wire::Blank::blank(),
@@ -21309,10 +21435,10 @@ pub struct ChangesetCapabilities {
 
 impl Clone for ChangesetCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            review: self.review.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.review, &self.review);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21411,13 +21537,13 @@ pub struct ChangesetState {
 
 impl Clone for ChangesetState {
     fn clone(&self) -> Self {
-        Self {
-            status: self.status.clone(),
-            error: self.error.clone(),
-            files: self.files.clone(),
-            operations: self.operations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.files, &self.files);
+        wire::assign(&mut out.operations, &self.operations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21434,6 +21560,7 @@ impl<'de> Deserialize<'de> for ChangesetState {
 }
 
 impl wire::Blank for ChangesetState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             status: wire::Blank::blank(),
@@ -21537,10 +21664,12 @@ impl ChangesetState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: ChangesetStateField) {
         match field {
-            ChangesetStateField::Status => self.status.clone_from(&other.status),
-            ChangesetStateField::Error => self.error.clone_from(&other.error),
-            ChangesetStateField::Files => self.files.clone_from(&other.files),
-            ChangesetStateField::Operations => self.operations.clone_from(&other.operations),
+            ChangesetStateField::Status => wire::assign(&mut self.status, &other.status),
+            ChangesetStateField::Error => wire::assign(&mut self.error, &other.error),
+            ChangesetStateField::Files => wire::assign(&mut self.files, &other.files),
+            ChangesetStateField::Operations => {
+                wire::assign(&mut self.operations, &other.operations)
+            }
         }
     }
 
@@ -21611,13 +21740,13 @@ pub struct ChangesetFile {
 
 impl Clone for ChangesetFile {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            edit: self.edit.clone(),
-            reviewed: self.reviewed.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.edit, &self.edit);
+        out.reviewed = self.reviewed;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21634,6 +21763,7 @@ impl<'de> Deserialize<'de> for ChangesetFile {
 }
 
 impl wire::Blank for ChangesetFile {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -21761,18 +21891,18 @@ pub struct ChangesetOperation {
 
 impl Clone for ChangesetOperation {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            scopes: self.scopes.clone(),
-            confirmation: self.confirmation.clone(),
-            icon: self.icon.clone(),
-            group: self.group.clone(),
-            status: self.status.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.scopes, &self.scopes);
+        wire::assign(&mut out.confirmation, &self.confirmation);
+        wire::assign(&mut out.icon, &self.icon);
+        wire::assign(&mut out.group, &self.group);
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21789,6 +21919,7 @@ impl<'de> Deserialize<'de> for ChangesetOperation {
 }
 
 impl wire::Blank for ChangesetOperation {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -21917,12 +22048,12 @@ pub struct AnnotationsSummary {
 
 impl Clone for AnnotationsSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            annotation_count: self.annotation_count.clone(),
-            entry_count: self.entry_count.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        out.annotation_count = self.annotation_count;
+        out.entry_count = self.entry_count;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -21939,6 +22070,7 @@ impl<'de> Deserialize<'de> for AnnotationsSummary {
 }
 
 impl wire::Blank for AnnotationsSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -22013,10 +22145,10 @@ pub struct AnnotationsState {
 
 impl Clone for AnnotationsState {
     fn clone(&self) -> Self {
-        Self {
-            annotations: self.annotations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22109,7 +22241,9 @@ impl AnnotationsState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: AnnotationsStateField) {
         match field {
-            AnnotationsStateField::Annotations => self.annotations.clone_from(&other.annotations),
+            AnnotationsStateField::Annotations => {
+                wire::assign(&mut self.annotations, &other.annotations)
+            }
         }
     }
 
@@ -22145,12 +22279,12 @@ pub struct AnnotationOrigin {
 
 impl Clone for AnnotationOrigin {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22167,6 +22301,7 @@ impl<'de> Deserialize<'de> for AnnotationOrigin {
 }
 
 impl wire::Blank for AnnotationOrigin {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             session: wire::Blank::blank(),
@@ -22276,16 +22411,16 @@ pub struct Annotation {
 
 impl Clone for Annotation {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            origin: self.origin.clone(),
-            resource: self.resource.clone(),
-            range: self.range.clone(),
-            resolved: self.resolved.clone(),
-            entries: self.entries.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.range, &self.range);
+        out.resolved = self.resolved;
+        wire::assign(&mut out.entries, &self.entries);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22302,6 +22437,7 @@ impl<'de> Deserialize<'de> for Annotation {
 }
 
 impl wire::Blank for Annotation {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -22408,12 +22544,12 @@ pub struct AnnotationEntry {
 
 impl Clone for AnnotationEntry {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            text: self.text.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.text, &self.text);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22430,6 +22566,7 @@ impl<'de> Deserialize<'de> for AnnotationEntry {
 }
 
 impl wire::Blank for AnnotationEntry {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -22543,12 +22680,12 @@ pub struct TelemetryCapabilities {
 
 impl Clone for TelemetryCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            logs: self.logs.clone(),
-            traces: self.traces.clone(),
-            metrics: self.metrics.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.logs, &self.logs);
+        wire::assign(&mut out.traces, &self.traces);
+        wire::assign(&mut out.metrics, &self.metrics);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22565,6 +22702,7 @@ impl<'de> Deserialize<'de> for TelemetryCapabilities {
 }
 
 impl wire::Blank for TelemetryCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             logs: wire::Blank::blank(),
@@ -22661,13 +22799,13 @@ pub struct ResourceWatchState {
 
 impl Clone for ResourceWatchState {
     fn clone(&self) -> Self {
-        Self {
-            root: self.root.clone(),
-            recursive: self.recursive.clone(),
-            excludes: self.excludes.clone(),
-            includes: self.includes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.root, &self.root);
+        out.recursive = self.recursive;
+        wire::assign(&mut out.excludes, &self.excludes);
+        wire::assign(&mut out.includes, &self.includes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22684,6 +22822,7 @@ impl<'de> Deserialize<'de> for ResourceWatchState {
 }
 
 impl wire::Blank for ResourceWatchState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             root: wire::Blank::blank(),
@@ -22787,10 +22926,10 @@ impl ResourceWatchState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: ResourceWatchStateField) {
         match field {
-            ResourceWatchStateField::Root => self.root.clone_from(&other.root),
-            ResourceWatchStateField::Recursive => self.recursive.clone_from(&other.recursive),
-            ResourceWatchStateField::Excludes => self.excludes.clone_from(&other.excludes),
-            ResourceWatchStateField::Includes => self.includes.clone_from(&other.includes),
+            ResourceWatchStateField::Root => wire::assign(&mut self.root, &other.root),
+            ResourceWatchStateField::Recursive => self.recursive = other.recursive,
+            ResourceWatchStateField::Excludes => wire::assign(&mut self.excludes, &other.excludes),
+            ResourceWatchStateField::Includes => wire::assign(&mut self.includes, &other.includes),
         }
     }
 
@@ -22837,11 +22976,11 @@ pub struct ResourceChange {
 
 impl Clone for ResourceChange {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            r#type: self.r#type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22858,6 +22997,7 @@ impl<'de> Deserialize<'de> for ResourceChange {
 }
 
 impl wire::Blank for ResourceChange {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -22929,11 +23069,11 @@ pub struct AutomationSessionOrigin {
 
 impl Clone for AutomationSessionOrigin {
     fn clone(&self) -> Self {
-        Self {
-            automation: self.automation.clone(),
-            run: self.run.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.run, &self.run);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -22950,6 +23090,7 @@ impl<'de> Deserialize<'de> for AutomationSessionOrigin {
 }
 
 impl wire::Blank for AutomationSessionOrigin {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             automation: wire::Blank::blank(),
@@ -23040,11 +23181,11 @@ pub struct AutomationSchedule {
 
 impl Clone for AutomationSchedule {
     fn clone(&self) -> Self {
-        Self {
-            expression: self.expression.clone(),
-            time_zone: self.time_zone.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.expression, &self.expression);
+        wire::assign(&mut out.time_zone, &self.time_zone);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23061,6 +23202,7 @@ impl<'de> Deserialize<'de> for AutomationSchedule {
 }
 
 impl wire::Blank for AutomationSchedule {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             expression: wire::Blank::blank(),
@@ -23138,12 +23280,12 @@ pub struct AutomationScheduleTrigger {
 
 impl Clone for AutomationScheduleTrigger {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            schedule: self.schedule.clone(),
-            misfire_policy: self.misfire_policy.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.schedule, &self.schedule);
+        wire::assign(&mut out.misfire_policy, &self.misfire_policy);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23160,6 +23302,7 @@ impl<'de> Deserialize<'de> for AutomationScheduleTrigger {
 }
 
 impl wire::Blank for AutomationScheduleTrigger {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -23261,15 +23404,15 @@ pub struct AutomationEventTrigger {
 
 impl Clone for AutomationEventTrigger {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            r#type: self.r#type.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            events: self.events.clone(),
-            config: self.config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.events, &self.events);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23286,6 +23429,7 @@ impl<'de> Deserialize<'de> for AutomationEventTrigger {
 }
 
 impl wire::Blank for AutomationEventTrigger {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -23385,12 +23529,12 @@ pub struct AutomationTriggerEventDefinition {
 
 impl Clone for AutomationTriggerEventDefinition {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23407,6 +23551,7 @@ impl<'de> Deserialize<'de> for AutomationTriggerEventDefinition {
 }
 
 impl wire::Blank for AutomationTriggerEventDefinition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -23502,14 +23647,14 @@ pub struct AutomationTriggerDefinition {
 
 impl Clone for AutomationTriggerDefinition {
     fn clone(&self) -> Self {
-        Self {
-            r#type: self.r#type.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            events: self.events.clone(),
-            config_schema: self.config_schema.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.events, &self.events);
+        wire::assign(&mut out.config_schema, &self.config_schema);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23526,6 +23671,7 @@ impl<'de> Deserialize<'de> for AutomationTriggerDefinition {
 }
 
 impl wire::Blank for AutomationTriggerDefinition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             r#type: wire::Blank::blank(),
@@ -23665,15 +23811,15 @@ pub struct AutomationSessionTemplate {
 
 impl Clone for AutomationSessionTemplate {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            model: self.model.clone(),
-            agent: self.agent.clone(),
-            working_directories: self.working_directories.clone(),
-            config: self.config.clone(),
-            customizations: self.customizations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.model, &self.model);
+        wire::assign(&mut out.agent, &self.agent);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23690,6 +23836,7 @@ impl<'de> Deserialize<'de> for AutomationSessionTemplate {
 }
 
 impl wire::Blank for AutomationSessionTemplate {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -23836,16 +23983,16 @@ pub struct AutomationDefinition {
 
 impl Clone for AutomationDefinition {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            message: self.message.clone(),
-            session: self.session.clone(),
-            enabled: self.enabled.clone(),
-            triggers: self.triggers.clone(),
-            disable_conditions: self.disable_conditions.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.session, &self.session);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.triggers, &self.triggers);
+        wire::assign(&mut out.disable_conditions, &self.disable_conditions);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -23862,6 +24009,7 @@ impl<'de> Deserialize<'de> for AutomationDefinition {
 }
 
 impl wire::Blank for AutomationDefinition {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             title: wire::Blank::blank(),
@@ -23995,16 +24143,16 @@ pub struct AutomationDefinitionPatch {
 
 impl Clone for AutomationDefinitionPatch {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            message: self.message.clone(),
-            session: self.session.clone(),
-            enabled: self.enabled.clone(),
-            triggers: self.triggers.clone(),
-            disable_conditions: self.disable_conditions.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.session, &self.session);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.triggers, &self.triggers);
+        wire::assign(&mut out.disable_conditions, &self.disable_conditions);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24021,6 +24169,7 @@ impl<'de> Deserialize<'de> for AutomationDefinitionPatch {
 }
 
 impl wire::Blank for AutomationDefinitionPatch {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             title: wire::Blank::blank(),
@@ -24132,10 +24281,10 @@ pub struct AutomationAfterRunsCondition {
 
 impl Clone for AutomationAfterRunsCondition {
     fn clone(&self) -> Self {
-        Self {
-            max: self.max.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.max = self.max;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24212,10 +24361,10 @@ pub struct AutomationAfterDateCondition {
 
 impl Clone for AutomationAfterDateCondition {
     fn clone(&self) -> Self {
-        Self {
-            date: self.date.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.date, &self.date);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24358,20 +24507,20 @@ pub struct AutomationEntry {
 
 impl Clone for AutomationEntry {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            definition: self.definition.clone(),
-            next_run_at: self.next_run_at.clone(),
-            run_count: self.run_count.clone(),
-            runs: self.runs.clone(),
-            runs_next_cursor: self.runs_next_cursor.clone(),
-            operations: self.operations.clone(),
-            customizations: self.customizations.clone(),
-            created_at: self.created_at.clone(),
-            modified_at: self.modified_at.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.definition, &self.definition);
+        wire::assign(&mut out.next_run_at, &self.next_run_at);
+        out.run_count = self.run_count;
+        wire::assign(&mut out.runs, &self.runs);
+        wire::assign(&mut out.runs_next_cursor, &self.runs_next_cursor);
+        wire::assign(&mut out.operations, &self.operations);
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24388,6 +24537,7 @@ impl<'de> Deserialize<'de> for AutomationEntry {
 }
 
 impl wire::Blank for AutomationEntry {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -24524,11 +24674,11 @@ pub struct AutomationState {
 
 impl Clone for AutomationState {
     fn clone(&self) -> Self {
-        Self {
-            entries: self.entries.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.entries, &self.entries);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24545,6 +24695,7 @@ impl<'de> Deserialize<'de> for AutomationState {
 }
 
 impl wire::Blank for AutomationState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             entries: wire::Blank::blank(),
@@ -24629,8 +24780,8 @@ impl AutomationState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: AutomationStateField) {
         match field {
-            AutomationStateField::Entries => self.entries.clone_from(&other.entries),
-            AutomationStateField::Meta => self.meta.clone_from(&other.meta),
+            AutomationStateField::Entries => wire::assign(&mut self.entries, &other.entries),
+            AutomationStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -24662,9 +24813,9 @@ pub struct AutomationManualRunOrigin {
 
 impl Clone for AutomationManualRunOrigin {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24754,13 +24905,13 @@ pub struct AutomationTriggeredRunOrigin {
 
 impl Clone for AutomationTriggeredRunOrigin {
     fn clone(&self) -> Self {
-        Self {
-            trigger_id: self.trigger_id.clone(),
-            scheduled_for: self.scheduled_for.clone(),
-            catch_up: self.catch_up.clone(),
-            event: self.event.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.trigger_id, &self.trigger_id);
+        wire::assign(&mut out.scheduled_for, &self.scheduled_for);
+        out.catch_up = self.catch_up;
+        wire::assign(&mut out.event, &self.event);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24777,6 +24928,7 @@ impl<'de> Deserialize<'de> for AutomationTriggeredRunOrigin {
 }
 
 impl wire::Blank for AutomationTriggeredRunOrigin {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             trigger_id: wire::Blank::blank(),
@@ -24860,10 +25012,10 @@ pub struct AutomationPendingRunLifecycle {
 
 impl Clone for AutomationPendingRunLifecycle {
     fn clone(&self) -> Self {
-        Self {
-            created_at: self.created_at.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24947,11 +25099,11 @@ pub struct AutomationRunningRunLifecycle {
 
 impl Clone for AutomationRunningRunLifecycle {
     fn clone(&self) -> Self {
-        Self {
-            created_at: self.created_at.clone(),
-            started_at: self.started_at.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -24968,6 +25120,7 @@ impl<'de> Deserialize<'de> for AutomationRunningRunLifecycle {
 }
 
 impl wire::Blank for AutomationRunningRunLifecycle {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             created_at: wire::Blank::blank(),
@@ -25041,13 +25194,13 @@ pub struct AutomationCompletedRunLifecycle {
 
 impl Clone for AutomationCompletedRunLifecycle {
     fn clone(&self) -> Self {
-        Self {
-            created_at: self.created_at.clone(),
-            started_at: self.started_at.clone(),
-            completed_at: self.completed_at.clone(),
-            usage: self.usage.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.completed_at, &self.completed_at);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25064,6 +25217,7 @@ impl<'de> Deserialize<'de> for AutomationCompletedRunLifecycle {
 }
 
 impl wire::Blank for AutomationCompletedRunLifecycle {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             created_at: wire::Blank::blank(),
@@ -25155,13 +25309,13 @@ pub struct AutomationFailedRunLifecycle {
 
 impl Clone for AutomationFailedRunLifecycle {
     fn clone(&self) -> Self {
-        Self {
-            created_at: self.created_at.clone(),
-            started_at: self.started_at.clone(),
-            completed_at: self.completed_at.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.completed_at, &self.completed_at);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25178,6 +25332,7 @@ impl<'de> Deserialize<'de> for AutomationFailedRunLifecycle {
 }
 
 impl wire::Blank for AutomationFailedRunLifecycle {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             created_at: wire::Blank::blank(),
@@ -25266,12 +25421,12 @@ pub struct AutomationCancelledRunLifecycle {
 
 impl Clone for AutomationCancelledRunLifecycle {
     fn clone(&self) -> Self {
-        Self {
-            created_at: self.created_at.clone(),
-            started_at: self.started_at.clone(),
-            completed_at: self.completed_at.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.completed_at, &self.completed_at);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25288,6 +25443,7 @@ impl<'de> Deserialize<'de> for AutomationCancelledRunLifecycle {
 }
 
 impl wire::Blank for AutomationCancelledRunLifecycle {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             created_at: wire::Blank::blank(),
@@ -25388,16 +25544,16 @@ pub struct AutomationRunSummary {
 
 impl Clone for AutomationRunSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            automation: self.automation.clone(),
-            origin: self.origin.clone(),
-            lifecycle: self.lifecycle.clone(),
-            primary_session: self.primary_session.clone(),
-            session_count: self.session_count.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.primary_session, &self.primary_session);
+        out.session_count = self.session_count;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25414,6 +25570,7 @@ impl<'de> Deserialize<'de> for AutomationRunSummary {
 }
 
 impl wire::Blank for AutomationRunSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -25544,16 +25701,16 @@ pub struct AutomationRunState {
 
 impl Clone for AutomationRunState {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            automation: self.automation.clone(),
-            origin: self.origin.clone(),
-            lifecycle: self.lifecycle.clone(),
-            sessions: self.sessions.clone(),
-            primary_session: self.primary_session.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.sessions, &self.sessions);
+        wire::assign(&mut out.primary_session, &self.primary_session);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25570,6 +25727,7 @@ impl<'de> Deserialize<'de> for AutomationRunState {
 }
 
 impl wire::Blank for AutomationRunState {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -25707,15 +25865,19 @@ impl AutomationRunState {
     /// date field by field instead of cloning the whole state).
     pub fn clone_field_from(&mut self, other: &Self, field: AutomationRunStateField) {
         match field {
-            AutomationRunStateField::Resource => self.resource.clone_from(&other.resource),
-            AutomationRunStateField::Automation => self.automation.clone_from(&other.automation),
-            AutomationRunStateField::Origin => self.origin.clone_from(&other.origin),
-            AutomationRunStateField::Lifecycle => self.lifecycle.clone_from(&other.lifecycle),
-            AutomationRunStateField::Sessions => self.sessions.clone_from(&other.sessions),
-            AutomationRunStateField::PrimarySession => {
-                self.primary_session.clone_from(&other.primary_session)
+            AutomationRunStateField::Resource => wire::assign(&mut self.resource, &other.resource),
+            AutomationRunStateField::Automation => {
+                wire::assign(&mut self.automation, &other.automation)
             }
-            AutomationRunStateField::Meta => self.meta.clone_from(&other.meta),
+            AutomationRunStateField::Origin => wire::assign(&mut self.origin, &other.origin),
+            AutomationRunStateField::Lifecycle => {
+                wire::assign(&mut self.lifecycle, &other.lifecycle)
+            }
+            AutomationRunStateField::Sessions => wire::assign(&mut self.sessions, &other.sessions),
+            AutomationRunStateField::PrimarySession => {
+                wire::assign(&mut self.primary_session, &other.primary_session)
+            }
+            AutomationRunStateField::Meta => wire::assign(&mut self.meta, &other.meta),
         }
     }
 
@@ -25827,7 +25989,7 @@ impl<'de> Deserialize<'de> for CustomizationEnablement {
 
 impl wire::Blank for CustomizationEnablement {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -25857,10 +26019,10 @@ pub struct CustomizationEnablementGlobal {
 
 impl Clone for CustomizationEnablementGlobal {
     fn clone(&self) -> Self {
-        Self {
-            enabled: self.enabled.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.enabled = self.enabled;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25937,11 +26099,11 @@ pub struct CustomizationEnablementWorkspace {
 
 impl Clone for CustomizationEnablementWorkspace {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            enabled: self.enabled.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        out.enabled = self.enabled;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -25958,6 +26120,7 @@ impl<'de> Deserialize<'de> for CustomizationEnablementWorkspace {
 }
 
 impl wire::Blank for CustomizationEnablementWorkspace {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -26020,10 +26183,10 @@ pub struct CustomizationEnablementSession {
 
 impl Clone for CustomizationEnablementSession {
     fn clone(&self) -> Self {
-        Self {
-            enabled: self.enabled.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.enabled = self.enabled;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26209,7 +26372,7 @@ impl<'de> Deserialize<'de> for ChatOrigin {
 
 impl wire::Blank for ChatOrigin {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -26237,9 +26400,9 @@ pub struct ChatOriginUser {
 
 impl Clone for ChatOriginUser {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26315,11 +26478,11 @@ pub struct ChatOriginFork {
 
 impl Clone for ChatOriginFork {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26336,6 +26499,7 @@ impl<'de> Deserialize<'de> for ChatOriginFork {
 }
 
 impl wire::Blank for ChatOriginFork {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -26406,12 +26570,12 @@ pub struct ChatOriginSideChat {
 
 impl Clone for ChatOriginSideChat {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            selection: self.selection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.selection, &self.selection);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26428,6 +26592,7 @@ impl<'de> Deserialize<'de> for ChatOriginSideChat {
 }
 
 impl wire::Blank for ChatOriginSideChat {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -26501,11 +26666,11 @@ pub struct ChatOriginTool {
 
 impl Clone for ChatOriginTool {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -26522,6 +26687,7 @@ impl<'de> Deserialize<'de> for ChatOriginTool {
 }
 
 impl wire::Blank for ChatOriginTool {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -26678,7 +26844,7 @@ impl<'de> Deserialize<'de> for ResponsePart {
 
 impl wire::Blank for ResponsePart {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -26818,7 +26984,7 @@ impl<'de> Deserialize<'de> for ToolCallState {
 
 impl wire::Blank for ToolCallState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -26917,7 +27083,7 @@ impl<'de> Deserialize<'de> for ToolCallConfirmationState {
 
 impl wire::Blank for ToolCallConfirmationState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -26999,7 +27165,7 @@ impl<'de> Deserialize<'de> for TerminalClaim {
 
 impl wire::Blank for TerminalClaim {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27077,7 +27243,7 @@ impl<'de> Deserialize<'de> for TerminalContentPart {
 
 impl wire::Blank for TerminalContentPart {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27192,7 +27358,7 @@ impl<'de> Deserialize<'de> for ChatInputQuestion {
 
 impl wire::Blank for ChatInputQuestion {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27299,7 +27465,7 @@ impl<'de> Deserialize<'de> for ChatInputAnswerValue {
 
 impl wire::Blank for ChatInputAnswerValue {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27389,7 +27555,7 @@ impl<'de> Deserialize<'de> for ChatInputAnswer {
 
 impl wire::Blank for ChatInputAnswer {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27505,7 +27671,7 @@ impl<'de> Deserialize<'de> for ToolResultContent {
 
 impl wire::Blank for ToolResultContent {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27616,7 +27782,7 @@ impl<'de> Deserialize<'de> for MessageAttachment {
 
 impl wire::Blank for MessageAttachment {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27708,7 +27874,7 @@ impl<'de> Deserialize<'de> for Customization {
 
 impl wire::Blank for Customization {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27819,7 +27985,7 @@ impl<'de> Deserialize<'de> for ChildCustomization {
 
 impl wire::Blank for ChildCustomization {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -27917,7 +28083,7 @@ impl<'de> Deserialize<'de> for CustomizationLoadState {
 
 impl wire::Blank for CustomizationLoadState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28018,7 +28184,7 @@ impl<'de> Deserialize<'de> for McpServerState {
 
 impl wire::Blank for McpServerState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28099,7 +28265,7 @@ impl<'de> Deserialize<'de> for ToolCallContributor {
 
 impl wire::Blank for ToolCallContributor {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28177,7 +28343,7 @@ impl<'de> Deserialize<'de> for ToolCallRiskAssessment {
 
 impl wire::Blank for ToolCallRiskAssessment {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28255,7 +28421,7 @@ impl<'de> Deserialize<'de> for TerminalLifecycleState {
 
 impl wire::Blank for TerminalLifecycleState {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28352,7 +28518,7 @@ impl<'de> Deserialize<'de> for SessionInputRequest {
 
 impl wire::Blank for SessionInputRequest {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28440,7 +28606,7 @@ impl<'de> Deserialize<'de> for BackgroundWork {
 
 impl wire::Blank for BackgroundWork {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28511,7 +28677,7 @@ impl<'de> Deserialize<'de> for SessionOrigin {
 
 impl wire::Blank for SessionOrigin {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28588,7 +28754,7 @@ impl<'de> Deserialize<'de> for AutomationTrigger {
 
 impl wire::Blank for AutomationTrigger {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28666,7 +28832,7 @@ impl<'de> Deserialize<'de> for AutomationDisableCondition {
 
 impl wire::Blank for AutomationDisableCondition {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28748,7 +28914,7 @@ impl<'de> Deserialize<'de> for AutomationRunOrigin {
 
 impl wire::Blank for AutomationRunOrigin {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -28847,7 +29013,7 @@ impl<'de> Deserialize<'de> for AutomationRunLifecycle {
 
 impl wire::Blank for AutomationRunLifecycle {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -29422,11 +29588,11 @@ pub struct ActionOrigin {
 
 impl Clone for ActionOrigin {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            client_seq: self.client_seq.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        out.client_seq = self.client_seq;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29443,6 +29609,7 @@ impl<'de> Deserialize<'de> for ActionOrigin {
 }
 
 impl wire::Blank for ActionOrigin {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             client_id: wire::Blank::blank(),
@@ -29525,14 +29692,14 @@ pub struct ActionEnvelope {
 
 impl Clone for ActionEnvelope {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            action: self.action.clone(),
-            server_seq: self.server_seq.clone(),
-            origin: self.origin.clone(),
-            rejection_reason: self.rejection_reason.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.action, &self.action);
+        out.server_seq = self.server_seq;
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.rejection_reason, &self.rejection_reason);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29549,6 +29716,7 @@ impl<'de> Deserialize<'de> for ActionEnvelope {
 }
 
 impl wire::Blank for ActionEnvelope {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -29640,10 +29808,10 @@ pub struct RootAgentsChangedAction {
 
 impl Clone for RootAgentsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            agents: self.agents.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.agents, &self.agents);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29720,10 +29888,10 @@ pub struct RootActiveSessionsChangedAction {
 
 impl Clone for RootActiveSessionsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            active_sessions: self.active_sessions.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.active_sessions = self.active_sessions;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29806,11 +29974,11 @@ pub struct RootConfigChangedAction {
 
 impl Clone for RootConfigChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            config: self.config.clone(),
-            replace: self.replace.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.config, &self.config);
+        out.replace = self.replace;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29827,6 +29995,7 @@ impl<'de> Deserialize<'de> for RootConfigChangedAction {
 }
 
 impl wire::Blank for RootConfigChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             config: wire::Blank::blank(),
@@ -29890,9 +30059,9 @@ pub struct SessionReadyAction {
 
 impl Clone for SessionReadyAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -29965,10 +30134,10 @@ pub struct SessionCreationFailedAction {
 
 impl Clone for SessionCreationFailedAction {
     fn clone(&self) -> Self {
-        Self {
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30049,10 +30218,10 @@ pub struct SessionChatAddedAction {
 
 impl Clone for SessionChatAddedAction {
     fn clone(&self) -> Self {
-        Self {
-            summary: self.summary.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.summary, &self.summary);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30131,10 +30300,10 @@ pub struct SessionChatRemovedAction {
 
 impl Clone for SessionChatRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30227,11 +30396,11 @@ pub struct SessionChatUpdatedAction {
 
 impl Clone for SessionChatUpdatedAction {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30248,6 +30417,7 @@ impl<'de> Deserialize<'de> for SessionChatUpdatedAction {
 }
 
 impl wire::Blank for SessionChatUpdatedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -30318,10 +30488,10 @@ pub struct SessionChatsReorderedAction {
 
 impl Clone for SessionChatsReorderedAction {
     fn clone(&self) -> Self {
-        Self {
-            chats: self.chats.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chats, &self.chats);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30402,10 +30572,10 @@ pub struct SessionDefaultChatChangedAction {
 
 impl Clone for SessionDefaultChatChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            default_chat: self.default_chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.default_chat, &self.default_chat);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30508,14 +30678,14 @@ pub struct ChatTurnStartedAction {
 
 impl Clone for ChatTurnStartedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            started_at: self.started_at.clone(),
-            message: self.message.clone(),
-            queued_message_id: self.queued_message_id.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.started_at, &self.started_at);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.queued_message_id, &self.queued_message_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30532,6 +30702,7 @@ impl<'de> Deserialize<'de> for ChatTurnStartedAction {
 }
 
 impl wire::Blank for ChatTurnStartedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -30635,13 +30806,13 @@ pub struct ChatDeltaAction {
 
 impl Clone for ChatDeltaAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            part_id: self.part_id.clone(),
-            content: self.content.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.part_id, &self.part_id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30658,6 +30829,7 @@ impl<'de> Deserialize<'de> for ChatDeltaAction {
 }
 
 impl wire::Blank for ChatDeltaAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -30752,12 +30924,12 @@ pub struct ChatResponsePartAction {
 
 impl Clone for ChatResponsePartAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            part: self.part.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.part, &self.part);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30774,6 +30946,7 @@ impl<'de> Deserialize<'de> for ChatResponsePartAction {
 }
 
 impl wire::Blank for ChatResponsePartAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -30878,16 +31051,16 @@ pub struct ChatToolCallStartAction {
 
 impl Clone for ChatToolCallStartAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            tool_name: self.tool_name.clone(),
-            display_name: self.display_name.clone(),
-            intention: self.intention.clone(),
-            contributor: self.contributor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.tool_name, &self.tool_name);
+        wire::assign(&mut out.display_name, &self.display_name);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -30904,6 +31077,7 @@ impl<'de> Deserialize<'de> for ChatToolCallStartAction {
 }
 
 impl wire::Blank for ChatToolCallStartAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31028,14 +31202,14 @@ pub struct ChatToolCallDeltaAction {
 
 impl Clone for ChatToolCallDeltaAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            content: self.content.clone(),
-            invocation_message: self.invocation_message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31052,6 +31226,7 @@ impl<'de> Deserialize<'de> for ChatToolCallDeltaAction {
 }
 
 impl wire::Blank for ChatToolCallDeltaAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31215,22 +31390,22 @@ pub struct ChatToolCallReadyAction {
 
 impl Clone for ChatToolCallReadyAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            contributor: self.contributor.clone(),
-            intention: self.intention.clone(),
-            invocation_message: self.invocation_message.clone(),
-            tool_input: self.tool_input.clone(),
-            confirmation_title: self.confirmation_title.clone(),
-            risk_assessment: self.risk_assessment.clone(),
-            edits: self.edits.clone(),
-            editable: self.editable.clone(),
-            confirmed: self.confirmed.clone(),
-            options: self.options.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.contributor, &self.contributor);
+        wire::assign(&mut out.intention, &self.intention);
+        wire::assign(&mut out.invocation_message, &self.invocation_message);
+        wire::assign(&mut out.tool_input, &self.tool_input);
+        wire::assign(&mut out.confirmation_title, &self.confirmation_title);
+        wire::assign(&mut out.risk_assessment, &self.risk_assessment);
+        wire::assign(&mut out.edits, &self.edits);
+        out.editable = self.editable;
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.options, &self.options);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31247,6 +31422,7 @@ impl<'de> Deserialize<'de> for ChatToolCallReadyAction {
 }
 
 impl wire::Blank for ChatToolCallReadyAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31435,19 +31611,19 @@ pub struct ChatToolCallConfirmedAction {
 
 impl Clone for ChatToolCallConfirmedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            approved: self.approved.clone(),
-            confirmed: self.confirmed.clone(),
-            reason: self.reason.clone(),
-            edited_tool_input: self.edited_tool_input.clone(),
-            user_suggestion: self.user_suggestion.clone(),
-            reason_message: self.reason_message.clone(),
-            selected_option_id: self.selected_option_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        out.approved = self.approved;
+        wire::assign(&mut out.confirmed, &self.confirmed);
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.edited_tool_input, &self.edited_tool_input);
+        wire::assign(&mut out.user_suggestion, &self.user_suggestion);
+        wire::assign(&mut out.reason_message, &self.reason_message);
+        wire::assign(&mut out.selected_option_id, &self.selected_option_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31464,6 +31640,7 @@ impl<'de> Deserialize<'de> for ChatToolCallConfirmedAction {
 }
 
 impl wire::Blank for ChatToolCallConfirmedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31637,14 +31814,14 @@ pub struct ChatToolCallCompleteAction {
 
 impl Clone for ChatToolCallCompleteAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            result: self.result.clone(),
-            requires_result_confirmation: self.requires_result_confirmation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.result, &self.result);
+        out.requires_result_confirmation = self.requires_result_confirmation;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31661,6 +31838,7 @@ impl<'de> Deserialize<'de> for ChatToolCallCompleteAction {
 }
 
 impl wire::Blank for ChatToolCallCompleteAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31768,13 +31946,13 @@ pub struct ChatToolCallResultConfirmedAction {
 
 impl Clone for ChatToolCallResultConfirmedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            approved: self.approved.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        out.approved = self.approved;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31791,6 +31969,7 @@ impl<'de> Deserialize<'de> for ChatToolCallResultConfirmedAction {
 }
 
 impl wire::Blank for ChatToolCallResultConfirmedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -31894,13 +32073,13 @@ pub struct ChatToolCallContentChangedAction {
 
 impl Clone for ChatToolCallContentChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -31917,6 +32096,7 @@ impl<'de> Deserialize<'de> for ChatToolCallContentChangedAction {
 }
 
 impl wire::Blank for ChatToolCallContentChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32022,13 +32202,13 @@ pub struct ChatToolCallAuthRequiredAction {
 
 impl Clone for ChatToolCallAuthRequiredAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            auth: self.auth.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.auth, &self.auth);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32045,6 +32225,7 @@ impl<'de> Deserialize<'de> for ChatToolCallAuthRequiredAction {
 }
 
 impl wire::Blank for ChatToolCallAuthRequiredAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32141,12 +32322,12 @@ pub struct ChatToolCallAuthResolvedAction {
 
 impl Clone for ChatToolCallAuthResolvedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            tool_call_id: self.tool_call_id.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.tool_call_id, &self.tool_call_id);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32163,6 +32344,7 @@ impl<'de> Deserialize<'de> for ChatToolCallAuthResolvedAction {
 }
 
 impl wire::Blank for ChatToolCallAuthResolvedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32248,12 +32430,12 @@ pub struct ChatTurnCompleteAction {
 
 impl Clone for ChatTurnCompleteAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            duration: self.duration.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        out.duration = self.duration;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32270,6 +32452,7 @@ impl<'de> Deserialize<'de> for ChatTurnCompleteAction {
 }
 
 impl wire::Blank for ChatTurnCompleteAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32355,12 +32538,12 @@ pub struct ChatTurnCancelledAction {
 
 impl Clone for ChatTurnCancelledAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            duration: self.duration.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        out.duration = self.duration;
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32377,6 +32560,7 @@ impl<'de> Deserialize<'de> for ChatTurnCancelledAction {
 }
 
 impl wire::Blank for ChatTurnCancelledAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32466,13 +32650,13 @@ pub struct ChatErrorAction {
 
 impl Clone for ChatErrorAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            duration: self.duration.clone(),
-            part: self.part.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        out.duration = self.duration;
+        wire::assign(&mut out.part, &self.part);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32489,6 +32673,7 @@ impl<'de> Deserialize<'de> for ChatErrorAction {
 }
 
 impl wire::Blank for ChatErrorAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -32573,10 +32758,10 @@ pub struct ChatTurnResumeAction {
 
 impl Clone for ChatTurnResumeAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32659,10 +32844,10 @@ pub struct ChatActivityChangedAction {
 
 impl Clone for ChatActivityChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            activity: self.activity.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32742,10 +32927,10 @@ pub struct ChatBackgroundWorkSetAction {
 
 impl Clone for ChatBackgroundWorkSetAction {
     fn clone(&self) -> Self {
-        Self {
-            work: self.work.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.work, &self.work);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32822,10 +33007,10 @@ pub struct ChatBackgroundWorkRemovedAction {
 
 impl Clone for ChatBackgroundWorkRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -32908,10 +33093,10 @@ pub struct ChatMovableChangedAction {
 
 impl Clone for ChatMovableChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            movable: self.movable.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.movable = self.movable;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33000,10 +33185,10 @@ pub struct ChatChangesetsChangedAction {
 
 impl Clone for ChatChangesetsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            changesets: self.changesets.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.changesets, &self.changesets);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33085,10 +33270,10 @@ pub struct ChatCanvasesChangedAction {
 
 impl Clone for ChatCanvasesChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            canvases: self.canvases.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.canvases, &self.canvases);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33171,10 +33356,10 @@ pub struct CanvasStateChangedAction {
 
 impl Clone for CanvasStateChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            canvas: self.canvas.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.canvas, &self.canvas);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33252,10 +33437,10 @@ pub struct SessionTitleChangedAction {
 
 impl Clone for SessionTitleChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33344,12 +33529,12 @@ pub struct ChatUsageAction {
 
 impl Clone for ChatUsageAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            usage: self.usage.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.usage, &self.usage);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33366,6 +33551,7 @@ impl<'de> Deserialize<'de> for ChatUsageAction {
 }
 
 impl wire::Blank for ChatUsageAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -33454,13 +33640,13 @@ pub struct ChatReasoningAction {
 
 impl Clone for ChatReasoningAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            part_id: self.part_id.clone(),
-            content: self.content.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.part_id, &self.part_id);
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33477,6 +33663,7 @@ impl<'de> Deserialize<'de> for ChatReasoningAction {
 }
 
 impl wire::Blank for ChatReasoningAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turn_id: wire::Blank::blank(),
@@ -33559,10 +33746,10 @@ pub struct SessionIsReadChangedAction {
 
 impl Clone for SessionIsReadChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            is_read: self.is_read.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.is_read = self.is_read;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33642,10 +33829,10 @@ pub struct SessionIsArchivedChangedAction {
 
 impl Clone for SessionIsArchivedChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            is_archived: self.is_archived.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.is_archived = self.is_archived;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33725,10 +33912,10 @@ pub struct SessionActivityChangedAction {
 
 impl Clone for SessionActivityChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            activity: self.activity.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33820,10 +34007,10 @@ pub struct SessionChangesetsChangedAction {
 
 impl Clone for SessionChangesetsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            changesets: self.changesets.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.changesets, &self.changesets);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33904,10 +34091,10 @@ pub struct SessionServerToolsChangedAction {
 
 impl Clone for SessionServerToolsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            tools: self.tools.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.tools, &self.tools);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -33994,10 +34181,10 @@ pub struct SessionActiveClientSetAction {
 
 impl Clone for SessionActiveClientSetAction {
     fn clone(&self) -> Self {
-        Self {
-            active_client: self.active_client.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.active_client, &self.active_client);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34088,10 +34275,10 @@ pub struct SessionActiveClientRemovedAction {
 
 impl Clone for SessionActiveClientRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            client_id: self.client_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34174,10 +34361,10 @@ pub struct SessionWorkingDirectorySetAction {
 
 impl Clone for SessionWorkingDirectorySetAction {
     fn clone(&self) -> Self {
-        Self {
-            directory: self.directory.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.directory, &self.directory);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34265,10 +34452,10 @@ pub struct SessionWorkingDirectoryRemovedAction {
 
 impl Clone for SessionWorkingDirectoryRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            directory: self.directory.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.directory, &self.directory);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34364,11 +34551,11 @@ pub struct SessionWorkingDirectoryReplacedAction {
 
 impl Clone for SessionWorkingDirectoryReplacedAction {
     fn clone(&self) -> Self {
-        Self {
-            directory: self.directory.clone(),
-            replacement: self.replacement.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.directory, &self.directory);
+        wire::assign(&mut out.replacement, &self.replacement);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34385,6 +34572,7 @@ impl<'de> Deserialize<'de> for SessionWorkingDirectoryReplacedAction {
 }
 
 impl wire::Blank for SessionWorkingDirectoryReplacedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             directory: wire::Blank::blank(),
@@ -34457,10 +34645,10 @@ pub struct ChatWorkingDirectorySetAction {
 
 impl Clone for ChatWorkingDirectorySetAction {
     fn clone(&self) -> Self {
-        Self {
-            directory: self.directory.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.directory, &self.directory);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34542,10 +34730,10 @@ pub struct ChatWorkingDirectoryRemovedAction {
 
 impl Clone for ChatWorkingDirectoryRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            directory: self.directory.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.directory, &self.directory);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34633,10 +34821,10 @@ pub struct SessionInputNeededSetAction {
 
 impl Clone for SessionInputNeededSetAction {
     fn clone(&self) -> Self {
-        Self {
-            request: self.request.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34720,10 +34908,10 @@ pub struct SessionInputNeededRemovedAction {
 
 impl Clone for SessionInputNeededRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34814,12 +35002,12 @@ pub struct ChatPendingMessageSetAction {
 
 impl Clone for ChatPendingMessageSetAction {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            id: self.id.clone(),
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34836,6 +35024,7 @@ impl<'de> Deserialize<'de> for ChatPendingMessageSetAction {
 }
 
 impl wire::Blank for ChatPendingMessageSetAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             kind: wire::Blank::blank(),
@@ -34911,11 +35100,11 @@ pub struct ChatPendingMessageRemovedAction {
 
 impl Clone for ChatPendingMessageRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            kind: self.kind.clone(),
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -34932,6 +35121,7 @@ impl<'de> Deserialize<'de> for ChatPendingMessageRemovedAction {
 }
 
 impl wire::Blank for ChatPendingMessageRemovedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             kind: wire::Blank::blank(),
@@ -35002,10 +35192,10 @@ pub struct ChatQueuedMessagesReorderedAction {
 
 impl Clone for ChatQueuedMessagesReorderedAction {
     fn clone(&self) -> Self {
-        Self {
-            order: self.order.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.order, &self.order);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35092,10 +35282,10 @@ pub struct ChatDraftChangedAction {
 
 impl Clone for ChatDraftChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            draft: self.draft.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.draft, &self.draft);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35182,10 +35372,10 @@ pub struct ChatIsReadChangedAction {
 
 impl Clone for ChatIsReadChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            is_read: self.is_read.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.is_read = self.is_read;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35266,10 +35456,10 @@ pub struct ChatIsArchivedChangedAction {
 
 impl Clone for ChatIsArchivedChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            is_archived: self.is_archived.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.is_archived = self.is_archived;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35350,10 +35540,10 @@ pub struct ChatInputRequestedAction {
 
 impl Clone for ChatInputRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            request: self.request.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35438,12 +35628,12 @@ pub struct ChatInputAnswerChangedAction {
 
 impl Clone for ChatInputAnswerChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            request_id: self.request_id.clone(),
-            question_id: self.question_id.clone(),
-            answer: self.answer.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request_id, &self.request_id);
+        wire::assign(&mut out.question_id, &self.question_id);
+        wire::assign(&mut out.answer, &self.answer);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35460,6 +35650,7 @@ impl<'de> Deserialize<'de> for ChatInputAnswerChangedAction {
 }
 
 impl wire::Blank for ChatInputAnswerChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             request_id: wire::Blank::blank(),
@@ -35550,12 +35741,12 @@ pub struct ChatInputCompletedAction {
 
 impl Clone for ChatInputCompletedAction {
     fn clone(&self) -> Self {
-        Self {
-            request_id: self.request_id.clone(),
-            response: self.response.clone(),
-            answers: self.answers.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request_id, &self.request_id);
+        wire::assign(&mut out.response, &self.response);
+        wire::assign(&mut out.answers, &self.answers);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35572,6 +35763,7 @@ impl<'de> Deserialize<'de> for ChatInputCompletedAction {
 }
 
 impl wire::Blank for ChatInputCompletedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             request_id: wire::Blank::blank(),
@@ -35645,10 +35837,10 @@ pub struct SessionCustomizationsChangedAction {
 
 impl Clone for SessionCustomizationsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            customizations: self.customizations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35741,11 +35933,11 @@ pub struct SessionCustomizationToggledAction {
 
 impl Clone for SessionCustomizationToggledAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            enablement: self.enablement.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.enablement, &self.enablement);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35762,6 +35954,7 @@ impl<'de> Deserialize<'de> for SessionCustomizationToggledAction {
 }
 
 impl wire::Blank for SessionCustomizationToggledAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -35833,10 +36026,10 @@ pub struct SessionCustomizationUpdatedAction {
 
 impl Clone for SessionCustomizationUpdatedAction {
     fn clone(&self) -> Self {
-        Self {
-            customization: self.customization.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.customization, &self.customization);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -35917,10 +36110,10 @@ pub struct SessionCustomizationRemovedAction {
 
 impl Clone for SessionCustomizationRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36024,12 +36217,12 @@ pub struct SessionMcpServerStateChangedAction {
 
 impl Clone for SessionMcpServerStateChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            state: self.state.clone(),
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.state, &self.state);
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36046,6 +36239,7 @@ impl<'de> Deserialize<'de> for SessionMcpServerStateChangedAction {
 }
 
 impl wire::Blank for SessionMcpServerStateChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -36127,10 +36321,10 @@ pub struct SessionMcpServerStartRequestedAction {
 
 impl Clone for SessionMcpServerStartRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36222,10 +36416,10 @@ pub struct SessionMcpServerStopRequestedAction {
 
 impl Clone for SessionMcpServerStopRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36319,10 +36513,10 @@ pub struct SessionMcpServerBackgroundRequestedAction {
 
 impl Clone for SessionMcpServerBackgroundRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36407,10 +36601,10 @@ pub struct ChatTruncatedAction {
 
 impl Clone for ChatTruncatedAction {
     fn clone(&self) -> Self {
-        Self {
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36502,11 +36696,11 @@ pub struct ChatTurnsLoadedAction {
 
 impl Clone for ChatTurnsLoadedAction {
     fn clone(&self) -> Self {
-        Self {
-            turns: self.turns.clone(),
-            turns_next_cursor: self.turns_next_cursor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.turns, &self.turns);
+        wire::assign(&mut out.turns_next_cursor, &self.turns_next_cursor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36523,6 +36717,7 @@ impl<'de> Deserialize<'de> for ChatTurnsLoadedAction {
 }
 
 impl wire::Blank for ChatTurnsLoadedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             turns: wire::Blank::blank(),
@@ -36596,11 +36791,11 @@ pub struct SessionConfigChangedAction {
 
 impl Clone for SessionConfigChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            config: self.config.clone(),
-            replace: self.replace.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.config, &self.config);
+        out.replace = self.replace;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36617,6 +36812,7 @@ impl<'de> Deserialize<'de> for SessionConfigChangedAction {
 }
 
 impl wire::Blank for SessionConfigChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             config: wire::Blank::blank(),
@@ -36685,10 +36881,10 @@ pub struct SessionMetaChangedAction {
 
 impl Clone for SessionMetaChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36773,11 +36969,11 @@ pub struct ChangesetStatusChangedAction {
 
 impl Clone for ChangesetStatusChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            status: self.status.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36794,6 +36990,7 @@ impl<'de> Deserialize<'de> for ChangesetStatusChangedAction {
 }
 
 impl wire::Blank for ChangesetStatusChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             status: wire::Blank::blank(),
@@ -36861,10 +37058,10 @@ pub struct ChangesetFileSetAction {
 
 impl Clone for ChangesetFileSetAction {
     fn clone(&self) -> Self {
-        Self {
-            file: self.file.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.file, &self.file);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -36944,10 +37141,10 @@ pub struct ChangesetFileRemovedAction {
 
 impl Clone for ChangesetFileRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            file_id: self.file_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.file_id, &self.file_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37047,11 +37244,11 @@ pub struct ChangesetFilesReviewChangedAction {
 
 impl Clone for ChangesetFilesReviewChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            files: self.files.clone(),
-            reviewed: self.reviewed.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.files, &self.files);
+        out.reviewed = self.reviewed;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37068,6 +37265,7 @@ impl<'de> Deserialize<'de> for ChangesetFilesReviewChangedAction {
 }
 
 impl wire::Blank for ChangesetFilesReviewChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             files: wire::Blank::blank(),
@@ -37145,11 +37343,11 @@ pub struct ChangesetContentChangedAction {
 
 impl Clone for ChangesetContentChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            files: self.files.clone(),
-            operations: self.operations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.files, &self.files);
+        wire::assign(&mut out.operations, &self.operations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37166,6 +37364,7 @@ impl<'de> Deserialize<'de> for ChangesetContentChangedAction {
 }
 
 impl wire::Blank for ChangesetContentChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             files: wire::Blank::blank(),
@@ -37238,10 +37437,10 @@ pub struct ChangesetOperationsChangedAction {
 
 impl Clone for ChangesetOperationsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            operations: self.operations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.operations, &self.operations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37335,12 +37534,12 @@ pub struct ChangesetOperationStatusChangedAction {
 
 impl Clone for ChangesetOperationStatusChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            operation_id: self.operation_id.clone(),
-            status: self.status.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.operation_id, &self.operation_id);
+        wire::assign(&mut out.status, &self.status);
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37357,6 +37556,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationStatusChangedAction {
 }
 
 impl wire::Blank for ChangesetOperationStatusChangedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             operation_id: wire::Blank::blank(),
@@ -37437,9 +37637,9 @@ pub struct ChangesetClearedAction {
 
 impl Clone for ChangesetClearedAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37523,10 +37723,10 @@ pub struct AnnotationsSetAction {
 
 impl Clone for AnnotationsSetAction {
     fn clone(&self) -> Self {
-        Self {
-            annotation: self.annotation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotation, &self.annotation);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37635,14 +37835,14 @@ pub struct AnnotationsUpdatedAction {
 
 impl Clone for AnnotationsUpdatedAction {
     fn clone(&self) -> Self {
-        Self {
-            annotation_id: self.annotation_id.clone(),
-            origin: self.origin.clone(),
-            resource: self.resource.clone(),
-            range: self.range.clone(),
-            resolved: self.resolved.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotation_id, &self.annotation_id);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.range, &self.range);
+        out.resolved = self.resolved;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37659,6 +37859,7 @@ impl<'de> Deserialize<'de> for AnnotationsUpdatedAction {
 }
 
 impl wire::Blank for AnnotationsUpdatedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             annotation_id: wire::Blank::blank(),
@@ -37753,10 +37954,10 @@ pub struct AnnotationsRemovedAction {
 
 impl Clone for AnnotationsRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            annotation_id: self.annotation_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotation_id, &self.annotation_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37840,11 +38041,11 @@ pub struct AnnotationsEntrySetAction {
 
 impl Clone for AnnotationsEntrySetAction {
     fn clone(&self) -> Self {
-        Self {
-            annotation_id: self.annotation_id.clone(),
-            entry: self.entry.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotation_id, &self.annotation_id);
+        wire::assign(&mut out.entry, &self.entry);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37861,6 +38062,7 @@ impl<'de> Deserialize<'de> for AnnotationsEntrySetAction {
 }
 
 impl wire::Blank for AnnotationsEntrySetAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             annotation_id: wire::Blank::blank(),
@@ -37934,11 +38136,11 @@ pub struct AnnotationsEntryRemovedAction {
 
 impl Clone for AnnotationsEntryRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            annotation_id: self.annotation_id.clone(),
-            entry_id: self.entry_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.annotation_id, &self.annotation_id);
+        wire::assign(&mut out.entry_id, &self.entry_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -37955,6 +38157,7 @@ impl<'de> Deserialize<'de> for AnnotationsEntryRemovedAction {
 }
 
 impl wire::Blank for AnnotationsEntryRemovedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             annotation_id: wire::Blank::blank(),
@@ -38022,10 +38225,10 @@ pub struct RootTerminalsChangedAction {
 
 impl Clone for RootTerminalsChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            terminals: self.terminals.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.terminals, &self.terminals);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38111,10 +38314,10 @@ pub struct TerminalDataAction {
 
 impl Clone for TerminalDataAction {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38197,10 +38400,10 @@ pub struct TerminalInputAction {
 
 impl Clone for TerminalInputAction {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38283,11 +38486,11 @@ pub struct TerminalResizedAction {
 
 impl Clone for TerminalResizedAction {
     fn clone(&self) -> Self {
-        Self {
-            cols: self.cols.clone(),
-            rows: self.rows.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.cols = self.cols;
+        out.rows = self.rows;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38304,6 +38507,7 @@ impl<'de> Deserialize<'de> for TerminalResizedAction {
 }
 
 impl wire::Blank for TerminalResizedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             cols: wire::Blank::blank(),
@@ -38371,10 +38575,10 @@ pub struct TerminalClaimedAction {
 
 impl Clone for TerminalClaimedAction {
     fn clone(&self) -> Self {
-        Self {
-            claim: self.claim.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.claim, &self.claim);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38454,10 +38658,10 @@ pub struct TerminalTitleChangedAction {
 
 impl Clone for TerminalTitleChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            title: self.title.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38534,10 +38738,10 @@ pub struct TerminalCwdChangedAction {
 
 impl Clone for TerminalCwdChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            cwd: self.cwd.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.cwd, &self.cwd);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38614,10 +38818,10 @@ pub struct TerminalExitedAction {
 
 impl Clone for TerminalExitedAction {
     fn clone(&self) -> Self {
-        Self {
-            exit_code: self.exit_code.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.exit_code = self.exit_code;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38693,9 +38897,9 @@ pub struct TerminalClearedAction {
 
 impl Clone for TerminalClearedAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38770,9 +38974,9 @@ pub struct TerminalCommandDetectionAvailableAction {
 
 impl Clone for TerminalCommandDetectionAvailableAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38855,12 +39059,12 @@ pub struct TerminalCommandExecutedAction {
 
 impl Clone for TerminalCommandExecutedAction {
     fn clone(&self) -> Self {
-        Self {
-            command_id: self.command_id.clone(),
-            command_line: self.command_line.clone(),
-            timestamp: self.timestamp.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.command_id, &self.command_id);
+        wire::assign(&mut out.command_line, &self.command_line);
+        out.timestamp = self.timestamp;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38877,6 +39081,7 @@ impl<'de> Deserialize<'de> for TerminalCommandExecutedAction {
 }
 
 impl wire::Blank for TerminalCommandExecutedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -38965,12 +39170,12 @@ pub struct TerminalCommandFinishedAction {
 
 impl Clone for TerminalCommandFinishedAction {
     fn clone(&self) -> Self {
-        Self {
-            command_id: self.command_id.clone(),
-            exit_code: self.exit_code.clone(),
-            duration_ms: self.duration_ms.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.command_id, &self.command_id);
+        out.exit_code = self.exit_code;
+        out.duration_ms = self.duration_ms;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -38987,6 +39192,7 @@ impl<'de> Deserialize<'de> for TerminalCommandFinishedAction {
 }
 
 impl wire::Blank for TerminalCommandFinishedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             command_id: wire::Blank::blank(),
@@ -39070,10 +39276,10 @@ pub struct ResourceWatchChangedAction {
 
 impl Clone for ResourceWatchChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39166,11 +39372,11 @@ pub struct AutomationCreateRequestedAction {
 
 impl Clone for AutomationCreateRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            definition: self.definition.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.definition, &self.definition);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39187,6 +39393,7 @@ impl<'de> Deserialize<'de> for AutomationCreateRequestedAction {
 }
 
 impl wire::Blank for AutomationCreateRequestedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -39266,11 +39473,11 @@ pub struct AutomationUpdateRequestedAction {
 
 impl Clone for AutomationUpdateRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39287,6 +39494,7 @@ impl<'de> Deserialize<'de> for AutomationUpdateRequestedAction {
 }
 
 impl wire::Blank for AutomationUpdateRequestedAction {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -39355,10 +39563,10 @@ pub struct AutomationSetAction {
 
 impl Clone for AutomationSetAction {
     fn clone(&self) -> Self {
-        Self {
-            automation: self.automation.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39442,10 +39650,10 @@ pub struct AutomationRemovedAction {
 
 impl Clone for AutomationRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39524,10 +39732,10 @@ pub struct AutomationRunLifecycleChangedAction {
 
 impl Clone for AutomationRunLifecycleChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            lifecycle: self.lifecycle.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.lifecycle, &self.lifecycle);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39606,10 +39814,10 @@ pub struct AutomationRunSessionSetAction {
 
 impl Clone for AutomationRunSessionSetAction {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39689,10 +39897,10 @@ pub struct AutomationRunSessionRemovedAction {
 
 impl Clone for AutomationRunSessionRemovedAction {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39773,10 +39981,10 @@ pub struct AutomationRunPrimarySessionChangedAction {
 
 impl Clone for AutomationRunPrimarySessionChangedAction {
     fn clone(&self) -> Self {
-        Self {
-            primary_session: self.primary_session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.primary_session, &self.primary_session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39862,9 +40070,9 @@ pub struct AutomationRunCancelRequestedAction {
 
 impl Clone for AutomationRunCancelRequestedAction {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -39986,19 +40194,19 @@ pub struct PartialChatSummary {
 
 impl Clone for PartialChatSummary {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            modified_at: self.modified_at.clone(),
-            changes: self.changes.clone(),
-            origin: self.origin.clone(),
-            movable: self.movable.clone(),
-            interactivity: self.interactivity.clone(),
-            working_directories: self.working_directories.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.origin, &self.origin);
+        out.movable = self.movable;
+        wire::assign(&mut out.interactivity, &self.interactivity);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -40015,6 +40223,7 @@ impl<'de> Deserialize<'de> for PartialChatSummary {
 }
 
 impl wire::Blank for PartialChatSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -41105,7 +41314,7 @@ impl<'de> Deserialize<'de> for StateAction {
 
 impl wire::Blank for StateAction {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -41957,17 +42166,17 @@ pub struct InitializeParams {
 
 impl Clone for InitializeParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            protocol_versions: self.protocol_versions.clone(),
-            client_id: self.client_id.clone(),
-            client_info: self.client_info.clone(),
-            initial_subscriptions: self.initial_subscriptions.clone(),
-            locale: self.locale.clone(),
-            capabilities: self.capabilities.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.protocol_versions, &self.protocol_versions);
+        wire::assign(&mut out.client_id, &self.client_id);
+        wire::assign(&mut out.client_info, &self.client_info);
+        wire::assign(&mut out.initial_subscriptions, &self.initial_subscriptions);
+        wire::assign(&mut out.locale, &self.locale);
+        wire::assign(&mut out.capabilities, &self.capabilities);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -41984,6 +42193,7 @@ impl<'de> Deserialize<'de> for InitializeParams {
 }
 
 impl wire::Blank for InitializeParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -42173,19 +42383,25 @@ pub struct InitializeResult {
 
 impl Clone for InitializeResult {
     fn clone(&self) -> Self {
-        Self {
-            protocol_version: self.protocol_version.clone(),
-            server_seq: self.server_seq.clone(),
-            server_info: self.server_info.clone(),
-            meta: self.meta.clone(),
-            snapshots: self.snapshots.clone(),
-            default_directory: self.default_directory.clone(),
-            completion_trigger_characters: self.completion_trigger_characters.clone(),
-            terminal_command_prefix: self.terminal_command_prefix.clone(),
-            telemetry: self.telemetry.clone(),
-            automations: self.automations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.protocol_version, &self.protocol_version);
+        out.server_seq = self.server_seq;
+        wire::assign(&mut out.server_info, &self.server_info);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.snapshots, &self.snapshots);
+        wire::assign(&mut out.default_directory, &self.default_directory);
+        wire::assign(
+            &mut out.completion_trigger_characters,
+            &self.completion_trigger_characters,
+        );
+        wire::assign(
+            &mut out.terminal_command_prefix,
+            &self.terminal_command_prefix,
+        );
+        wire::assign(&mut out.telemetry, &self.telemetry);
+        wire::assign(&mut out.automations, &self.automations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42202,6 +42418,7 @@ impl<'de> Deserialize<'de> for InitializeResult {
 }
 
 impl wire::Blank for InitializeResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             protocol_version: wire::Blank::blank(),
@@ -42342,10 +42559,10 @@ pub struct ClientCapabilities {
 
 impl Clone for ClientCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            mcp_apps: self.mcp_apps.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.mcp_apps, &self.mcp_apps);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42460,14 +42677,14 @@ pub struct AutomationCapabilities {
 
 impl Clone for AutomationCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            create: self.create.clone(),
-            schedules: self.schedules.clone(),
-            run_cancellation: self.run_cancellation.clone(),
-            run_history_limit: self.run_history_limit.clone(),
-            customizations: self.customizations.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.create, &self.create);
+        wire::assign(&mut out.schedules, &self.schedules);
+        wire::assign(&mut out.run_cancellation, &self.run_cancellation);
+        out.run_history_limit = self.run_history_limit;
+        wire::assign(&mut out.customizations, &self.customizations);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42484,6 +42701,7 @@ impl<'de> Deserialize<'de> for AutomationCapabilities {
 }
 
 impl wire::Blank for AutomationCapabilities {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             create: wire::Blank::blank(),
@@ -42582,9 +42800,9 @@ pub struct AutomationCreateCapability {
 
 impl Clone for AutomationCreateCapability {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42666,10 +42884,10 @@ pub struct AutomationScheduleCapabilities {
 
 impl Clone for AutomationScheduleCapabilities {
     fn clone(&self) -> Self {
-        Self {
-            min_interval_minutes: self.min_interval_minutes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.min_interval_minutes = self.min_interval_minutes;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42749,9 +42967,9 @@ pub struct AutomationRunCancellationCapability {
 
 impl Clone for AutomationRunCancellationCapability {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42825,9 +43043,9 @@ pub struct AutomationCustomizationsCapability {
 
 impl Clone for AutomationCustomizationsCapability {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42920,12 +43138,12 @@ pub struct Implementation {
 
 impl Clone for Implementation {
     fn clone(&self) -> Self {
-        Self {
-            name: self.name.clone(),
-            version: self.version.clone(),
-            title: self.title.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.version, &self.version);
+        wire::assign(&mut out.title, &self.title);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -42942,6 +43160,7 @@ impl<'de> Deserialize<'de> for Implementation {
 }
 
 impl wire::Blank for Implementation {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             name: wire::Blank::blank(),
@@ -43028,14 +43247,14 @@ pub struct ReconnectParams {
 
 impl Clone for ReconnectParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            client_id: self.client_id.clone(),
-            last_seen_server_seq: self.last_seen_server_seq.clone(),
-            subscriptions: self.subscriptions.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.client_id, &self.client_id);
+        out.last_seen_server_seq = self.last_seen_server_seq;
+        wire::assign(&mut out.subscriptions, &self.subscriptions);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43052,6 +43271,7 @@ impl<'de> Deserialize<'de> for ReconnectParams {
 }
 
 impl wire::Blank for ReconnectParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -43149,11 +43369,11 @@ pub struct ReconnectReplayResult {
 
 impl Clone for ReconnectReplayResult {
     fn clone(&self) -> Self {
-        Self {
-            actions: self.actions.clone(),
-            missing: self.missing.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.actions, &self.actions);
+        wire::assign(&mut out.missing, &self.missing);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43170,6 +43390,7 @@ impl<'de> Deserialize<'de> for ReconnectReplayResult {
 }
 
 impl wire::Blank for ReconnectReplayResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             actions: wire::Blank::blank(),
@@ -43234,10 +43455,10 @@ pub struct ReconnectSnapshotResult {
 
 impl Clone for ReconnectSnapshotResult {
     fn clone(&self) -> Self {
-        Self {
-            snapshots: self.snapshots.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.snapshots, &self.snapshots);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43336,13 +43557,13 @@ pub struct SubscribeParams {
 
 impl Clone for SubscribeParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            delivery: self.delivery.clone(),
-            view: self.view.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.delivery, &self.delivery);
+        wire::assign(&mut out.view, &self.view);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43359,6 +43580,7 @@ impl<'de> Deserialize<'de> for SubscribeParams {
 }
 
 impl wire::Blank for SubscribeParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -43449,10 +43671,10 @@ pub struct SubscribeView {
 
 impl Clone for SubscribeView {
     fn clone(&self) -> Self {
-        Self {
-            turns: self.turns.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.turns = self.turns;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43538,10 +43760,10 @@ pub struct SubscriptionDeliveryOptions {
 
 impl Clone for SubscriptionDeliveryOptions {
     fn clone(&self) -> Self {
-        Self {
-            max_latency_ms: self.max_latency_ms.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.max_latency_ms = self.max_latency_ms;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43623,10 +43845,10 @@ pub struct SubscribeResult {
 
 impl Clone for SubscribeResult {
     fn clone(&self) -> Self {
-        Self {
-            snapshot: self.snapshot.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.snapshot, &self.snapshot);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43770,16 +43992,16 @@ pub struct CreateSessionParams {
 
 impl Clone for CreateSessionParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            provider: self.provider.clone(),
-            working_directories: self.working_directories.clone(),
-            config: self.config.clone(),
-            active_client: self.active_client.clone(),
-            progress_token: self.progress_token.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.active_client, &self.active_client);
+        wire::assign(&mut out.progress_token, &self.progress_token);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43796,6 +44018,7 @@ impl<'de> Deserialize<'de> for CreateSessionParams {
 }
 
 impl wire::Blank for CreateSessionParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -43911,11 +44134,11 @@ pub struct DisposeSessionParams {
 
 impl Clone for DisposeSessionParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -43932,6 +44155,7 @@ impl<'de> Deserialize<'de> for DisposeSessionParams {
 }
 
 impl wire::Blank for DisposeSessionParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -44003,11 +44227,11 @@ pub struct ForkChatSource {
 
 impl Clone for ForkChatSource {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44024,6 +44248,7 @@ impl<'de> Deserialize<'de> for ForkChatSource {
 }
 
 impl wire::Blank for ForkChatSource {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -44106,12 +44331,12 @@ pub struct SideChatSource {
 
 impl Clone for SideChatSource {
     fn clone(&self) -> Self {
-        Self {
-            chat: self.chat.clone(),
-            turn_id: self.turn_id.clone(),
-            selection: self.selection.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.turn_id, &self.turn_id);
+        wire::assign(&mut out.selection, &self.selection);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44128,6 +44353,7 @@ impl<'de> Deserialize<'de> for SideChatSource {
 }
 
 impl wire::Blank for SideChatSource {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             chat: wire::Blank::blank(),
@@ -44242,15 +44468,15 @@ pub struct CreateChatParams {
 
 impl Clone for CreateChatParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            chat: self.chat.clone(),
-            initial_message: self.initial_message.clone(),
-            source: self.source.clone(),
-            working_directories: self.working_directories.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.chat, &self.chat);
+        wire::assign(&mut out.initial_message, &self.initial_message);
+        wire::assign(&mut out.source, &self.source);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44267,6 +44493,7 @@ impl<'de> Deserialize<'de> for CreateChatParams {
 }
 
 impl wire::Blank for CreateChatParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -44371,11 +44598,11 @@ pub struct DisposeChatParams {
 
 impl Clone for DisposeChatParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44392,6 +44619,7 @@ impl<'de> Deserialize<'de> for DisposeChatParams {
 }
 
 impl wire::Blank for DisposeChatParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -44464,11 +44692,11 @@ pub struct ChatMoveToSessionDestination {
 
 impl Clone for ChatMoveToSessionDestination {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            after: self.after.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.after, &self.after);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44485,6 +44713,7 @@ impl<'de> Deserialize<'de> for ChatMoveToSessionDestination {
 }
 
 impl wire::Blank for ChatMoveToSessionDestination {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             session: wire::Blank::blank(),
@@ -44548,9 +44777,9 @@ pub struct ChatMoveToNewSessionDestination {
 
 impl Clone for ChatMoveToNewSessionDestination {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44659,12 +44888,12 @@ pub struct MoveChatParams {
 
 impl Clone for MoveChatParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            destination: self.destination.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.destination, &self.destination);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44681,6 +44910,7 @@ impl<'de> Deserialize<'de> for MoveChatParams {
 }
 
 impl wire::Blank for MoveChatParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -44751,10 +44981,10 @@ pub struct MoveChatResult {
 
 impl Clone for MoveChatResult {
     fn clone(&self) -> Self {
-        Self {
-            session: self.session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44857,13 +45087,13 @@ pub struct ListSessionsParams {
 
 impl Clone for ListSessionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            limit: self.limit.clone(),
-            cursor: self.cursor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        out.limit = self.limit;
+        wire::assign(&mut out.cursor, &self.cursor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44880,6 +45110,7 @@ impl<'de> Deserialize<'de> for ListSessionsParams {
 }
 
 impl wire::Blank for ListSessionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -44973,11 +45204,11 @@ pub struct ListSessionsResult {
 
 impl Clone for ListSessionsResult {
     fn clone(&self) -> Self {
-        Self {
-            next_cursor: self.next_cursor.clone(),
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.next_cursor, &self.next_cursor);
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -44994,6 +45225,7 @@ impl<'de> Deserialize<'de> for ListSessionsResult {
 }
 
 impl wire::Blank for ListSessionsResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             next_cursor: wire::Blank::blank(),
@@ -45082,13 +45314,13 @@ pub struct ResourceReadParams {
 
 impl Clone for ResourceReadParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            encoding: self.encoding.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.encoding, &self.encoding);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45105,6 +45337,7 @@ impl<'de> Deserialize<'de> for ResourceReadParams {
 }
 
 impl wire::Blank for ResourceReadParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -45200,12 +45433,12 @@ pub struct ResourceReadResult {
 
 impl Clone for ResourceReadResult {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data.clone(),
-            encoding: self.encoding.clone(),
-            content_type: self.content_type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.encoding, &self.encoding);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45222,6 +45455,7 @@ impl<'de> Deserialize<'de> for ResourceReadResult {
 }
 
 impl wire::Blank for ResourceReadResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             data: wire::Blank::blank(),
@@ -45352,19 +45586,19 @@ pub struct ResourceWriteParams {
 
 impl Clone for ResourceWriteParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            data: self.data.clone(),
-            encoding: self.encoding.clone(),
-            content_type: self.content_type.clone(),
-            create_only: self.create_only.clone(),
-            mode: self.mode.clone(),
-            position: self.position.clone(),
-            if_match: self.if_match.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.encoding, &self.encoding);
+        wire::assign(&mut out.content_type, &self.content_type);
+        out.create_only = self.create_only;
+        wire::assign(&mut out.mode, &self.mode);
+        out.position = self.position;
+        wire::assign(&mut out.if_match, &self.if_match);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45381,6 +45615,7 @@ impl<'de> Deserialize<'de> for ResourceWriteParams {
 }
 
 impl wire::Blank for ResourceWriteParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -45504,9 +45739,9 @@ pub struct ResourceWriteResult {
 
 impl Clone for ResourceWriteResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45596,12 +45831,12 @@ pub struct ResourceListParams {
 
 impl Clone for ResourceListParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45618,6 +45853,7 @@ impl<'de> Deserialize<'de> for ResourceListParams {
 }
 
 impl wire::Blank for ResourceListParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -45688,10 +45924,10 @@ pub struct ResourceListResult {
 
 impl Clone for ResourceListResult {
     fn clone(&self) -> Self {
-        Self {
-            entries: self.entries.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.entries, &self.entries);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45771,11 +46007,11 @@ pub struct DirectoryEntry {
 
 impl Clone for DirectoryEntry {
     fn clone(&self) -> Self {
-        Self {
-            name: self.name.clone(),
-            r#type: self.r#type.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.r#type, &self.r#type);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45792,6 +46028,7 @@ impl<'de> Deserialize<'de> for DirectoryEntry {
 }
 
 impl wire::Blank for DirectoryEntry {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             name: wire::Blank::blank(),
@@ -45880,14 +46117,14 @@ pub struct ResourceCopyParams {
 
 impl Clone for ResourceCopyParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            source: self.source.clone(),
-            destination: self.destination.clone(),
-            fail_if_exists: self.fail_if_exists.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.source, &self.source);
+        wire::assign(&mut out.destination, &self.destination);
+        out.fail_if_exists = self.fail_if_exists;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -45904,6 +46141,7 @@ impl<'de> Deserialize<'de> for ResourceCopyParams {
 }
 
 impl wire::Blank for ResourceCopyParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -45988,9 +46226,9 @@ pub struct ResourceCopyResult {
 
 impl Clone for ResourceCopyResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46077,13 +46315,13 @@ pub struct ResourceDeleteParams {
 
 impl Clone for ResourceDeleteParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            recursive: self.recursive.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.recursive = self.recursive;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46100,6 +46338,7 @@ impl<'de> Deserialize<'de> for ResourceDeleteParams {
 }
 
 impl wire::Blank for ResourceDeleteParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -46180,9 +46419,9 @@ pub struct ResourceDeleteResult {
 
 impl Clone for ResourceDeleteResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46279,14 +46518,14 @@ pub struct ResourceMoveParams {
 
 impl Clone for ResourceMoveParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            source: self.source.clone(),
-            destination: self.destination.clone(),
-            fail_if_exists: self.fail_if_exists.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.source, &self.source);
+        wire::assign(&mut out.destination, &self.destination);
+        out.fail_if_exists = self.fail_if_exists;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46303,6 +46542,7 @@ impl<'de> Deserialize<'de> for ResourceMoveParams {
 }
 
 impl wire::Blank for ResourceMoveParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -46387,9 +46627,9 @@ pub struct ResourceMoveResult {
 
 impl Clone for ResourceMoveResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46489,13 +46729,13 @@ pub struct ResourceResolveParams {
 
 impl Clone for ResourceResolveParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            follow_symlinks: self.follow_symlinks.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.follow_symlinks = self.follow_symlinks;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46512,6 +46752,7 @@ impl<'de> Deserialize<'de> for ResourceResolveParams {
 }
 
 impl wire::Blank for ResourceResolveParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -46619,16 +46860,16 @@ pub struct ResourceResolveResult {
 
 impl Clone for ResourceResolveResult {
     fn clone(&self) -> Self {
-        Self {
-            uri: self.uri.clone(),
-            r#type: self.r#type.clone(),
-            size: self.size.clone(),
-            mtime: self.mtime.clone(),
-            ctime: self.ctime.clone(),
-            content_type: self.content_type.clone(),
-            etag: self.etag.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.r#type, &self.r#type);
+        out.size = self.size;
+        wire::assign(&mut out.mtime, &self.mtime);
+        wire::assign(&mut out.ctime, &self.ctime);
+        wire::assign(&mut out.content_type, &self.content_type);
+        wire::assign(&mut out.etag, &self.etag);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46645,6 +46886,7 @@ impl<'de> Deserialize<'de> for ResourceResolveResult {
 }
 
 impl wire::Blank for ResourceResolveResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             uri: wire::Blank::blank(),
@@ -46767,12 +47009,12 @@ pub struct ResourceMkdirParams {
 
 impl Clone for ResourceMkdirParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46789,6 +47031,7 @@ impl<'de> Deserialize<'de> for ResourceMkdirParams {
 }
 
 impl wire::Blank for ResourceMkdirParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -46858,9 +47101,9 @@ pub struct ResourceMkdirResult {
 
 impl Clone for ResourceMkdirResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46968,14 +47211,14 @@ pub struct ResourceRequestParams {
 
 impl Clone for ResourceRequestParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            read: self.read.clone(),
-            write: self.write.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.read = self.read;
+        out.write = self.write;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -46992,6 +47235,7 @@ impl<'de> Deserialize<'de> for ResourceRequestParams {
 }
 
 impl wire::Blank for ResourceRequestParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -47078,9 +47322,9 @@ pub struct ResourceRequestResult {
 
 impl Clone for ResourceRequestResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47188,15 +47432,15 @@ pub struct CreateResourceWatchParams {
 
 impl Clone for CreateResourceWatchParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            uri: self.uri.clone(),
-            recursive: self.recursive.clone(),
-            excludes: self.excludes.clone(),
-            includes: self.includes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.uri, &self.uri);
+        out.recursive = self.recursive;
+        wire::assign(&mut out.excludes, &self.excludes);
+        wire::assign(&mut out.includes, &self.includes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47213,6 +47457,7 @@ impl<'de> Deserialize<'de> for CreateResourceWatchParams {
 }
 
 impl wire::Blank for CreateResourceWatchParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -47315,10 +47560,10 @@ pub struct CreateResourceWatchResult {
 
 impl Clone for CreateResourceWatchResult {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47415,12 +47660,12 @@ pub struct FetchTurnsParams {
 
 impl Clone for FetchTurnsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            cursor: self.cursor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.cursor, &self.cursor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47437,6 +47682,7 @@ impl<'de> Deserialize<'de> for FetchTurnsParams {
 }
 
 impl wire::Blank for FetchTurnsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -47506,9 +47752,9 @@ pub struct FetchTurnsResult {
 
 impl Clone for FetchTurnsResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47581,10 +47827,10 @@ pub struct UnsubscribeParams {
 
 impl Clone for UnsubscribeParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47673,12 +47919,12 @@ pub struct DispatchActionParams {
 
 impl Clone for DispatchActionParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            client_seq: self.client_seq.clone(),
-            action: self.action.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        out.client_seq = self.client_seq;
+        wire::assign(&mut out.action, &self.action);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47695,6 +47941,7 @@ impl<'de> Deserialize<'de> for DispatchActionParams {
 }
 
 impl wire::Blank for DispatchActionParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -47809,15 +48056,15 @@ pub struct AuthenticateParams {
 
 impl Clone for AuthenticateParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            resource: self.resource.clone(),
-            token: self.token.clone(),
-            expires_in: self.expires_in.clone(),
-            scopes: self.scopes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.token, &self.token);
+        out.expires_in = self.expires_in;
+        wire::assign(&mut out.scopes, &self.scopes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -47834,6 +48081,7 @@ impl<'de> Deserialize<'de> for AuthenticateParams {
 }
 
 impl wire::Blank for AuthenticateParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -47933,9 +48181,9 @@ pub struct AuthenticateResult {
 
 impl Clone for AuthenticateResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48031,16 +48279,16 @@ pub struct CreateTerminalParams {
 
 impl Clone for CreateTerminalParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            claim: self.claim.clone(),
-            name: self.name.clone(),
-            cwd: self.cwd.clone(),
-            cols: self.cols.clone(),
-            rows: self.rows.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.claim, &self.claim);
+        wire::assign(&mut out.name, &self.name);
+        wire::assign(&mut out.cwd, &self.cwd);
+        out.cols = self.cols;
+        out.rows = self.rows;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48057,6 +48305,7 @@ impl<'de> Deserialize<'de> for CreateTerminalParams {
 }
 
 impl wire::Blank for CreateTerminalParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48163,11 +48412,11 @@ pub struct DisposeTerminalParams {
 
 impl Clone for DisposeTerminalParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48184,6 +48433,7 @@ impl<'de> Deserialize<'de> for DisposeTerminalParams {
 }
 
 impl wire::Blank for DisposeTerminalParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48275,14 +48525,14 @@ pub struct ResolveSessionConfigParams {
 
 impl Clone for ResolveSessionConfigParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            provider: self.provider.clone(),
-            working_directory: self.working_directory.clone(),
-            config: self.config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.working_directory, &self.working_directory);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48299,6 +48549,7 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigParams {
 }
 
 impl wire::Blank for ResolveSessionConfigParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48391,11 +48642,11 @@ pub struct ResolveSessionConfigResult {
 
 impl Clone for ResolveSessionConfigResult {
     fn clone(&self) -> Self {
-        Self {
-            schema: self.schema.clone(),
-            values: self.values.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.schema, &self.schema);
+        wire::assign(&mut out.values, &self.values);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48412,6 +48663,7 @@ impl<'de> Deserialize<'de> for ResolveSessionConfigResult {
 }
 
 impl wire::Blank for ResolveSessionConfigResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             schema: wire::Blank::blank(),
@@ -48503,16 +48755,16 @@ pub struct SessionConfigCompletionsParams {
 
 impl Clone for SessionConfigCompletionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            provider: self.provider.clone(),
-            working_directory: self.working_directory.clone(),
-            config: self.config.clone(),
-            property: self.property.clone(),
-            query: self.query.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.working_directory, &self.working_directory);
+        wire::assign(&mut out.config, &self.config);
+        wire::assign(&mut out.property, &self.property);
+        wire::assign(&mut out.query, &self.query);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48529,6 +48781,7 @@ impl<'de> Deserialize<'de> for SessionConfigCompletionsParams {
 }
 
 impl wire::Blank for SessionConfigCompletionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48636,10 +48889,10 @@ pub struct SessionConfigCompletionsResult {
 
 impl Clone for SessionConfigCompletionsResult {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48726,12 +48979,12 @@ pub struct SessionConfigValueItem {
 
 impl Clone for SessionConfigValueItem {
     fn clone(&self) -> Self {
-        Self {
-            value: self.value.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.value, &self.value);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48748,6 +49001,7 @@ impl<'de> Deserialize<'de> for SessionConfigValueItem {
 }
 
 impl wire::Blank for SessionConfigValueItem {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             value: wire::Blank::blank(),
@@ -48839,14 +49093,14 @@ pub struct CompletionsParams {
 
 impl Clone for CompletionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            kind: self.kind.clone(),
-            text: self.text.clone(),
-            offset: self.offset.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.kind, &self.kind);
+        wire::assign(&mut out.text, &self.text);
+        out.offset = self.offset;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48863,6 +49117,7 @@ impl<'de> Deserialize<'de> for CompletionsParams {
 }
 
 impl wire::Blank for CompletionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -48975,13 +49230,13 @@ pub struct CompletionItem {
 
 impl Clone for CompletionItem {
     fn clone(&self) -> Self {
-        Self {
-            insert_text: self.insert_text.clone(),
-            range_start: self.range_start.clone(),
-            range_end: self.range_end.clone(),
-            attachment: self.attachment.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.insert_text, &self.insert_text);
+        out.range_start = self.range_start;
+        out.range_end = self.range_end;
+        wire::assign(&mut out.attachment, &self.attachment);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -48998,6 +49253,7 @@ impl<'de> Deserialize<'de> for CompletionItem {
 }
 
 impl wire::Blank for CompletionItem {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             insert_text: wire::Blank::blank(),
@@ -49079,10 +49335,10 @@ pub struct CompletionsResult {
 
 impl Clone for CompletionsResult {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49181,13 +49437,13 @@ pub struct InvokeChangesetOperationParams {
 
 impl Clone for InvokeChangesetOperationParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            operation_id: self.operation_id.clone(),
-            target: self.target.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.operation_id, &self.operation_id);
+        wire::assign(&mut out.target, &self.target);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49204,6 +49460,7 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationParams {
 }
 
 impl wire::Blank for InvokeChangesetOperationParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -49295,11 +49552,11 @@ pub struct InvokeChangesetOperationResult {
 
 impl Clone for InvokeChangesetOperationResult {
     fn clone(&self) -> Self {
-        Self {
-            message: self.message.clone(),
-            follow_up: self.follow_up.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.follow_up, &self.follow_up);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49316,6 +49573,7 @@ impl<'de> Deserialize<'de> for InvokeChangesetOperationResult {
 }
 
 impl wire::Blank for InvokeChangesetOperationResult {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             message: wire::Blank::blank(),
@@ -49391,11 +49649,11 @@ pub struct ChangesetOperationFollowUp {
 
 impl Clone for ChangesetOperationFollowUp {
     fn clone(&self) -> Self {
-        Self {
-            content: self.content.clone(),
-            external: self.external.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.content, &self.content);
+        out.external = self.external;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49412,6 +49670,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationFollowUp {
 }
 
 impl wire::Blank for ChangesetOperationFollowUp {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             content: wire::Blank::blank(),
@@ -49505,14 +49764,14 @@ pub struct ListAutomationTriggerDefinitionsParams {
 
 impl Clone for ListAutomationTriggerDefinitionsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            provider: self.provider.clone(),
-            working_directories: self.working_directories.clone(),
-            session_config: self.session_config.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.session_config, &self.session_config);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49529,6 +49788,7 @@ impl<'de> Deserialize<'de> for ListAutomationTriggerDefinitionsParams {
 }
 
 impl wire::Blank for ListAutomationTriggerDefinitionsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -49624,10 +49884,10 @@ pub struct ListAutomationTriggerDefinitionsResult {
 
 impl Clone for ListAutomationTriggerDefinitionsResult {
     fn clone(&self) -> Self {
-        Self {
-            items: self.items.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.items, &self.items);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49719,13 +49979,13 @@ pub struct RunAutomationParams {
 
 impl Clone for RunAutomationParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            automation: self.automation.clone(),
-            request_id: self.request_id.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.request_id, &self.request_id);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49742,6 +50002,7 @@ impl<'de> Deserialize<'de> for RunAutomationParams {
 }
 
 impl wire::Blank for RunAutomationParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -49821,10 +50082,10 @@ pub struct RunAutomationResult {
 
 impl Clone for RunAutomationResult {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49917,13 +50178,13 @@ pub struct FetchAutomationRunsParams {
 
 impl Clone for FetchAutomationRunsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            meta: self.meta.clone(),
-            automation: self.automation.clone(),
-            cursor: self.cursor.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.automation, &self.automation);
+        wire::assign(&mut out.cursor, &self.cursor);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -49940,6 +50201,7 @@ impl<'de> Deserialize<'de> for FetchAutomationRunsParams {
 }
 
 impl wire::Blank for FetchAutomationRunsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -50018,9 +50280,9 @@ pub struct FetchAutomationRunsResult {
 
 impl Clone for FetchAutomationRunsResult {
     fn clone(&self) -> Self {
-        Self {
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50142,7 +50404,7 @@ impl<'de> Deserialize<'de> for ChatSource {
 
 impl wire::Blank for ChatSource {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -50220,7 +50482,7 @@ impl<'de> Deserialize<'de> for ChatMoveDestination {
 
 impl wire::Blank for ChatMoveDestination {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -50300,7 +50562,7 @@ impl<'de> Deserialize<'de> for ReconnectResult {
 
 impl wire::Blank for ReconnectResult {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -50378,7 +50640,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationTarget {
 
 impl wire::Blank for ChangesetOperationTarget {
     fn blank() -> Self {
-        Self::Unknown(UnknownVariant(JsonObject::new()))
+        Self::Unknown(UnknownVariant(wire::Blank::blank()))
     }
 }
 
@@ -50407,11 +50669,11 @@ pub struct ChangesetOperationTargetResource {
 
 impl Clone for ChangesetOperationTargetResource {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            side: self.side.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.side, &self.side);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50428,6 +50690,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationTargetResource {
 }
 
 impl wire::Blank for ChangesetOperationTargetResource {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -50496,12 +50759,12 @@ pub struct ChangesetOperationTargetRange {
 
 impl Clone for ChangesetOperationTargetRange {
     fn clone(&self) -> Self {
-        Self {
-            resource: self.resource.clone(),
-            side: self.side.clone(),
-            range: self.range.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.side, &self.side);
+        wire::assign(&mut out.range, &self.range);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50518,6 +50781,7 @@ impl<'de> Deserialize<'de> for ChangesetOperationTargetRange {
 }
 
 impl wire::Blank for ChangesetOperationTargetRange {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             resource: wire::Blank::blank(),
@@ -50652,11 +50916,11 @@ pub struct SessionAddedParams {
 
 impl Clone for SessionAddedParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            summary: self.summary.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.summary, &self.summary);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50673,6 +50937,7 @@ impl<'de> Deserialize<'de> for SessionAddedParams {
 }
 
 impl wire::Blank for SessionAddedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -50741,11 +51006,11 @@ pub struct SessionRemovedParams {
 
 impl Clone for SessionRemovedParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            session: self.session.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50762,6 +51027,7 @@ impl<'de> Deserialize<'de> for SessionRemovedParams {
 }
 
 impl wire::Blank for SessionRemovedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -50863,12 +51129,12 @@ pub struct SessionSummaryChangedParams {
 
 impl Clone for SessionSummaryChangedParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            session: self.session.clone(),
-            changes: self.changes.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.session, &self.session);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -50885,6 +51151,7 @@ impl<'de> Deserialize<'de> for SessionSummaryChangedParams {
 }
 
 impl wire::Blank for SessionSummaryChangedParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -50999,14 +51266,14 @@ pub struct ProgressParams {
 
 impl Clone for ProgressParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            progress_token: self.progress_token.clone(),
-            progress: self.progress.clone(),
-            total: self.total.clone(),
-            message: self.message.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.progress_token, &self.progress_token);
+        out.progress = self.progress;
+        out.total = self.total;
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51023,6 +51290,7 @@ impl<'de> Deserialize<'de> for ProgressParams {
 }
 
 impl wire::Blank for ProgressParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51124,12 +51392,12 @@ pub struct AuthRequiredParams {
 
 impl Clone for AuthRequiredParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            resource: self.resource.clone(),
-            reason: self.reason.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.reason, &self.reason);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51146,6 +51414,7 @@ impl<'de> Deserialize<'de> for AuthRequiredParams {
 }
 
 impl wire::Blank for AuthRequiredParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51232,11 +51501,11 @@ pub struct OtlpExportLogsParams {
 
 impl Clone for OtlpExportLogsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            payload: self.payload.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.payload, &self.payload);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51253,6 +51522,7 @@ impl<'de> Deserialize<'de> for OtlpExportLogsParams {
 }
 
 impl wire::Blank for OtlpExportLogsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51327,11 +51597,11 @@ pub struct OtlpExportTracesParams {
 
 impl Clone for OtlpExportTracesParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            payload: self.payload.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.payload, &self.payload);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51348,6 +51618,7 @@ impl<'de> Deserialize<'de> for OtlpExportTracesParams {
 }
 
 impl wire::Blank for OtlpExportTracesParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51422,11 +51693,11 @@ pub struct OtlpExportMetricsParams {
 
 impl Clone for OtlpExportMetricsParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            payload: self.payload.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.payload, &self.payload);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51443,6 +51714,7 @@ impl<'de> Deserialize<'de> for OtlpExportMetricsParams {
 }
 
 impl wire::Blank for OtlpExportMetricsParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -51583,24 +51855,24 @@ pub struct PartialSessionSummary {
 
 impl Clone for PartialSessionSummary {
     fn clone(&self) -> Self {
-        Self {
-            provider: self.provider.clone(),
-            title: self.title.clone(),
-            status: self.status.clone(),
-            activity: self.activity.clone(),
-            origin: self.origin.clone(),
-            project: self.project.clone(),
-            working_directories: self.working_directories.clone(),
-            annotations: self.annotations.clone(),
-            resource: self.resource.clone(),
-            created_at: self.created_at.clone(),
-            modified_at: self.modified_at.clone(),
-            changes: self.changes.clone(),
-            meta: self.meta.clone(),
-            chats: self.chats.clone(),
-            default_chat: self.default_chat.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.provider, &self.provider);
+        wire::assign(&mut out.title, &self.title);
+        out.status = self.status;
+        wire::assign(&mut out.activity, &self.activity);
+        wire::assign(&mut out.origin, &self.origin);
+        wire::assign(&mut out.project, &self.project);
+        wire::assign(&mut out.working_directories, &self.working_directories);
+        wire::assign(&mut out.annotations, &self.annotations);
+        wire::assign(&mut out.resource, &self.resource);
+        wire::assign(&mut out.created_at, &self.created_at);
+        wire::assign(&mut out.modified_at, &self.modified_at);
+        wire::assign(&mut out.changes, &self.changes);
+        wire::assign(&mut out.meta, &self.meta);
+        wire::assign(&mut out.chats, &self.chats);
+        wire::assign(&mut out.default_chat, &self.default_chat);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51617,6 +51889,7 @@ impl<'de> Deserialize<'de> for PartialSessionSummary {
 }
 
 impl wire::Blank for PartialSessionSummary {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             provider: wire::Blank::blank(),
@@ -51789,13 +52062,13 @@ pub struct JsonRpcRequest {
 
 impl Clone for JsonRpcRequest {
     fn clone(&self) -> Self {
-        Self {
-            jsonrpc: self.jsonrpc.clone(),
-            id: self.id.clone(),
-            method: self.method.clone(),
-            params: self.params.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.jsonrpc, &self.jsonrpc);
+        out.id = self.id;
+        wire::assign(&mut out.method, &self.method);
+        wire::assign(&mut out.params, &self.params);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51812,6 +52085,7 @@ impl<'de> Deserialize<'de> for JsonRpcRequest {
 }
 
 impl wire::Blank for JsonRpcRequest {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             jsonrpc: wire::Blank::blank(),
@@ -51894,12 +52168,12 @@ pub struct JsonRpcSuccessResponse {
 
 impl Clone for JsonRpcSuccessResponse {
     fn clone(&self) -> Self {
-        Self {
-            jsonrpc: self.jsonrpc.clone(),
-            id: self.id.clone(),
-            result: self.result.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.jsonrpc, &self.jsonrpc);
+        out.id = self.id;
+        wire::assign(&mut out.result, &self.result);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -51916,6 +52190,7 @@ impl<'de> Deserialize<'de> for JsonRpcSuccessResponse {
 }
 
 impl wire::Blank for JsonRpcSuccessResponse {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             jsonrpc: wire::Blank::blank(),
@@ -51987,12 +52262,12 @@ pub struct JsonRpcErrorResponse {
 
 impl Clone for JsonRpcErrorResponse {
     fn clone(&self) -> Self {
-        Self {
-            jsonrpc: self.jsonrpc.clone(),
-            id: self.id.clone(),
-            error: self.error.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.jsonrpc, &self.jsonrpc);
+        out.id = self.id;
+        wire::assign(&mut out.error, &self.error);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52009,6 +52284,7 @@ impl<'de> Deserialize<'de> for JsonRpcErrorResponse {
 }
 
 impl wire::Blank for JsonRpcErrorResponse {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             jsonrpc: wire::Blank::blank(),
@@ -52080,12 +52356,12 @@ pub struct JsonRpcError {
 
 impl Clone for JsonRpcError {
     fn clone(&self) -> Self {
-        Self {
-            code: self.code.clone(),
-            message: self.message.clone(),
-            data: self.data.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        out.code = self.code;
+        wire::assign(&mut out.message, &self.message);
+        wire::assign(&mut out.data, &self.data);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52102,6 +52378,7 @@ impl<'de> Deserialize<'de> for JsonRpcError {
 }
 
 impl wire::Blank for JsonRpcError {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             code: wire::Blank::blank(),
@@ -52175,12 +52452,12 @@ pub struct JsonRpcNotification {
 
 impl Clone for JsonRpcNotification {
     fn clone(&self) -> Self {
-        Self {
-            jsonrpc: self.jsonrpc.clone(),
-            method: self.method.clone(),
-            params: self.params.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.jsonrpc, &self.jsonrpc);
+        wire::assign(&mut out.method, &self.method);
+        wire::assign(&mut out.params, &self.params);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52197,6 +52474,7 @@ impl<'de> Deserialize<'de> for JsonRpcNotification {
 }
 
 impl wire::Blank for JsonRpcNotification {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             jsonrpc: wire::Blank::blank(),
@@ -52367,10 +52645,10 @@ pub struct AuthRequiredErrorData {
 
 impl Clone for AuthRequiredErrorData {
     fn clone(&self) -> Self {
-        Self {
-            resources: self.resources.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.resources, &self.resources);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52449,10 +52727,10 @@ pub struct PermissionDeniedErrorData {
 
 impl Clone for PermissionDeniedErrorData {
     fn clone(&self) -> Self {
-        Self {
-            request: self.request.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.request, &self.request);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52534,10 +52812,10 @@ pub struct UnsupportedProtocolVersionErrorData {
 
 impl Clone for UnsupportedProtocolVersionErrorData {
     fn clone(&self) -> Self {
-        Self {
-            supported_versions: self.supported_versions.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.supported_versions, &self.supported_versions);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52631,13 +52909,13 @@ pub struct SystemMessageSection {
 
 impl Clone for SystemMessageSection {
     fn clone(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            label: self.label.clone(),
-            description: self.description.clone(),
-            restricted: self.restricted.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.id, &self.id);
+        wire::assign(&mut out.label, &self.label);
+        wire::assign(&mut out.description, &self.description);
+        out.restricted = self.restricted;
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52654,6 +52932,7 @@ impl<'de> Deserialize<'de> for SystemMessageSection {
 }
 
 impl wire::Blank for SystemMessageSection {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             id: wire::Blank::blank(),
@@ -52735,10 +53014,10 @@ pub struct SessionActiveClientSystemMessageTransform {
 
 impl Clone for SessionActiveClientSystemMessageTransform {
     fn clone(&self) -> Self {
-        Self {
-            sections: self.sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.sections, &self.sections);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52815,10 +53094,10 @@ pub struct SystemMessageTransformSection {
 
 impl Clone for SystemMessageTransformSection {
     fn clone(&self) -> Self {
-        Self {
-            content: self.content.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.content, &self.content);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52898,11 +53177,11 @@ pub struct SystemMessageTransformParams {
 
 impl Clone for SystemMessageTransformParams {
     fn clone(&self) -> Self {
-        Self {
-            channel: self.channel.clone(),
-            sections: self.sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.channel, &self.channel);
+        wire::assign(&mut out.sections, &self.sections);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 
@@ -52919,6 +53198,7 @@ impl<'de> Deserialize<'de> for SystemMessageTransformParams {
 }
 
 impl wire::Blank for SystemMessageTransformParams {
+    #[inline(never)]
     fn blank() -> Self {
         Self {
             channel: wire::Blank::blank(),
@@ -52983,10 +53263,10 @@ pub struct SystemMessageTransformResult {
 
 impl Clone for SystemMessageTransformResult {
     fn clone(&self) -> Self {
-        Self {
-            sections: self.sections.clone(),
-            extra: self.extra.clone(),
-        }
+        let mut out = <Self as wire::Blank>::blank();
+        wire::assign(&mut out.sections, &self.sections);
+        wire::assign(&mut out.extra, &self.extra);
+        out
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::client::AhpClient;
 use super::decode::Decode;
-use crate::protocol::decode::{self, DecodeError};
+use crate::protocol::decode::{self, DecodeError, Reader};
 use crate::protocol::jsonrpc::{self as rpc, Command, CommandCall, ROOT_CHANNEL};
 use crate::protocol::RawJsonBuf;
 use crate::wasm::convert::check_limits;
@@ -16,13 +16,14 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// Checks params text against one command's params type.
-type ParamsCheck = fn(&str) -> Result<(), DecodeError>;
+/// Checks the params value at the reader against one command's params type.
+type ParamsCheck = fn(&mut Reader<'_>) -> Result<(), DecodeError>;
 
-/// The [`ParamsCheck`] of command `C`: the only code instantiated per command, so each
-/// method's binding stays a call of the shared, non-generic [`AhpClient::command`].
-fn check_params<C: Command>(text: &str) -> Result<(), DecodeError> {
-    decode::from_text::<C::Params>(text).map(drop)
+/// The [`ParamsCheck`] of command `C`: the only code instantiated per command (its params
+/// type's decoder), so each method's binding stays a call of the shared, non-generic
+/// [`AhpClient::command`], and the reader's setup and end check are [`params_text`]'s.
+fn check_params<C: Command>(reader: &mut Reader<'_>) -> Result<(), DecodeError> {
+    <C::Params as decode::Decode>::decode(reader).map(drop)
 }
 
 impl AhpClient {
@@ -82,7 +83,8 @@ fn params_text(check: ParamsCheck, params: &JsValue, root: bool) -> Result<RawJs
         .and_then(|t| t.as_string())
         .ok_or_else(|| invalid_input("params", "", "not JSON data"))?;
     // The message quotes the JSON around the offending value.
-    if let Err(e) = check(&text) {
+    let mut reader = Reader::new(&text);
+    if let Err(e) = check(&mut reader).and_then(|()| reader.finish()) {
         let end = e.offset().min(text.len());
         let near = &text[floor_boundary(&text, end.saturating_sub(40))..floor_boundary(&text, end)];
         return Err(invalid_input(
