@@ -33,7 +33,7 @@ pub(super) struct Core {
     /// AHP 1.0 connections subscribed to the root (`v1.rs`).
     pub(super) root_subs_v1: Vec<ConnId>,
     /// The AHP 1.0 dispatch being applied through the 0.3.0 path, for its rejections.
-    pub(super) v1_pending: Option<super::v1::PendingV1>,
+    pub(super) v1_pending: Option<super::v1_mirror::PendingV1>,
     /// Client ids whose last `initialize` chose AHP 1.0 (their `reconnect` is answered in 1.0).
     pub(super) v1_clients: std::collections::HashSet<String>,
     pub(super) sessions: HashMap<String, super::sessions::Session>,

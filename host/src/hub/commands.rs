@@ -3,7 +3,7 @@
 use super::features::snapshot_json;
 use super::identity::Claim;
 use super::sessions::Session;
-use super::v1::V1;
+use super::v1_mirror::V1;
 use super::{ConnId, Hub, Request};
 use crate::bus::requests::{for_each_host_command, Handshake};
 use crate::bus::{Authenticate, SessionFilter};

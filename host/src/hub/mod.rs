@@ -53,6 +53,7 @@ mod terminals;
 mod transform;
 mod turns;
 mod v1;
+mod v1_mirror;
 mod v1_root;
 mod watches;
 

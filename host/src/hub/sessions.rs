@@ -46,7 +46,7 @@ pub(super) struct Session {
     /// `session/modelChanged` / `session/agentChanged` dispatched during a turn, applied after it.
     pub deferred: Vec<(StateAction, Option<ActionOrigin>)>,
     /// The session as AHP 1.0 clients see it, while they use it (`v1.rs`).
-    pub v1: Option<super::v1::Mirror>,
+    pub v1: Option<super::v1_mirror::Mirror>,
 }
 
 impl Session {

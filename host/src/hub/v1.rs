@@ -22,186 +22,20 @@ use super::base::Core;
 use super::commands::{invalid, session_not_found, InitializeOut, ReconnectSnapshotOut};
 use super::features::snapshot_json;
 use super::identity::Claim;
-use super::v1_root::root_state;
+use super::v1_mirror::{envelope_frame, session_of_chat, Mirror, PendingV1, CHAT_PREFIX, V1};
+use super::v1_root::{root_state, summary, with_mirror};
 use super::{fanout, ConnId, Hub};
 use crate::bus::RequestV1;
-use crate::compat::{self, Source, Target, View};
-use crate::replay::action_frame;
+use crate::compat::{self, Source, View};
 use crate::resources::file_uri;
 use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId, ROOT_CHANNEL};
 use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::RawJsonBuf;
-use ahp_wasm::reduce::v1::{chat_reducer, from_unix_millis, session_reducer};
+use ahp_wasm::reduce::v1::session_reducer;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
-
-/// The version string of AHP 1.0.
-pub(super) const V1: &str = v1::PROTOCOL_VERSION;
-
-const SESSION_PREFIX: &str = "ahp-session:/";
-const CHAT_PREFIX: &str = "ahp-chat:/";
-const DEFAULT_CHAT: &str = "/default";
-
-/// The URI of a session's default chat.
-pub(super) fn default_chat_uri(session: &str) -> String {
-    let id = session.strip_prefix(SESSION_PREFIX).unwrap_or(session);
-    format!("{CHAT_PREFIX}{id}{DEFAULT_CHAT}")
-}
-
-/// The session whose default chat `chat` is.
-pub(super) fn session_of_chat(chat: &str) -> Option<String> {
-    let id = chat.strip_prefix(CHAT_PREFIX)?.strip_suffix(DEFAULT_CHAT)?;
-    Some(format!("{SESSION_PREFIX}{id}"))
-}
-
-/// A session as 1.0 clients see it, with their subscriptions.
-pub(super) struct Mirror {
-    pub session: v1::SessionState,
-    pub chat: v1::ChatState,
-    pub chat_uri: String,
-    /// 1.0 connections subscribed to the session channel.
-    pub session_subs: Vec<ConnId>,
-    /// 1.0 connections subscribed to the default chat.
-    pub chat_subs: Vec<ConnId>,
-}
-
-impl Mirror {
-    /// The 1.0 view of a 0.3.0 session; `None` (logged) when the lifted state does not decode,
-    /// a bug of the lift: the session is then not served to 1.0 clients.
-    pub fn lift(state: &v03::SessionState) -> Option<Mirror> {
-        let chat_uri = default_chat_uri(&state.summary.resource);
-        let (session, chat) = compat::lift(state, &chat_uri);
-        let decoded = serde_json::from_value::<v1::SessionState>(session)
-            .and_then(|s| Ok((s, serde_json::from_value::<v1::ChatState>(chat)?)));
-        match decoded {
-            Ok((session, chat)) => Some(Mirror {
-                session,
-                chat,
-                chat_uri,
-                session_subs: Vec::new(),
-                chat_subs: Vec::new(),
-            }),
-            Err(e) => {
-                eprintln!(
-                    "ahp-host: session {} has no AHP 1.0 view ({e})",
-                    state.summary.resource
-                );
-                None
-            }
-        }
-    }
-
-    /// Keeps the mirror in step with a 0.3.0 action applied to the session `uri` at `now`
-    /// (milliseconds): the 1.0 channels and actions with the same effect, if any applied. A
-    /// change of the chat's summary members is followed by `session/chatUpdated` on the session
-    /// (the session's `chats` entry of its default chat).
-    fn follow(&mut self, uri: &str, action: &v03::StateAction, now: f64) -> Vec<(String, Value)> {
-        let mut out = Vec::new();
-        let Some(json) = serde_json::to_value(action).ok() else {
-            return out;
-        };
-        let Some((target, new)) = compat::to_v1(&json, &self.session, &self.chat, now as i64)
-        else {
-            return out;
-        };
-        let Ok(typed) = serde_json::from_value::<v1::StateAction>(new.clone()) else {
-            return out;
-        };
-        match target {
-            Target::Session => {
-                if session_reducer(&mut self.session, &typed).is_applied() {
-                    out.push((uri.to_owned(), new));
-                }
-            }
-            Target::DefaultChat => {
-                if chat_reducer(&mut self.chat, &typed).is_applied() {
-                    out.push((self.chat_uri.clone(), new));
-                    out.extend(self.chat_updated().map(|a| (uri.to_owned(), a)));
-                }
-            }
-        }
-        out
-    }
-
-    /// `session/chatUpdated` for the members of the default chat's summary that differ from the
-    /// session's `chats` entry (applied to the mirror), if any.
-    fn chat_updated(&mut self) -> Option<Value> {
-        let entry = self
-            .session
-            .chats
-            .iter()
-            .find(|c| c.resource == self.chat_uri)?;
-        let chat = &self.chat;
-        let mut changes = serde_json::Map::new();
-        if entry.title != chat.title {
-            changes.insert("title".into(), chat.title.clone().into());
-        }
-        if entry.status != chat.status {
-            changes.insert("status".into(), chat.status.into());
-        }
-        if entry.activity != chat.activity {
-            if let Some(activity) = &chat.activity {
-                changes.insert("activity".into(), activity.clone().into());
-            }
-        }
-        if entry.modified_at != chat.modified_at {
-            changes.insert("modifiedAt".into(), chat.modified_at.clone().into());
-        }
-        if entry.changes != chat.changes {
-            if let Some(summary) = &chat.changes {
-                changes.insert("changes".into(), serde_json::to_value(summary).ok()?);
-            }
-        }
-        if changes.is_empty() {
-            return None;
-        }
-        let action = serde_json::json!({
-            "type": "session/chatUpdated",
-            "chat": self.chat_uri,
-            "changes": changes,
-        });
-        let typed: v1::StateAction = serde_json::from_value(action.clone()).ok()?;
-        session_reducer(&mut self.session, &typed)
-            .is_applied()
-            .then_some(action)
-    }
-}
-
-/// A 1.0 client's dispatch being applied through the 0.3.0 path: a rejection goes back to it
-/// as this 1.0 action on this channel.
-pub(super) struct PendingV1 {
-    pub conn: ConnId,
-    pub channel: String,
-    pub action: Value,
-}
-
-/// The `action` notification of a 1.0 envelope.
-pub(super) fn envelope_frame(
-    channel: &str,
-    action: &Value,
-    seq: u64,
-    origin: Option<&v03::ActionOrigin>,
-    rejection: Option<&str>,
-) -> Arc<str> {
-    let mut envelope = serde_json::json!({
-        "channel": channel,
-        "action": action,
-        "serverSeq": seq,
-    });
-    if let Some(origin) = origin {
-        envelope["origin"] = serde_json::json!({
-            "clientId": origin.client_id,
-            "clientSeq": origin.client_seq as i64,
-        });
-    }
-    if let Some(reason) = rejection {
-        envelope["rejectionReason"] = reason.into();
-    }
-    action_frame(&envelope.to_string())
-}
 
 impl Core {
     /// Keeps the 1.0 mirror of session `uri` in step with an applied action, and sends the 1.0
@@ -704,52 +538,6 @@ impl Hub {
         let frame = envelope_frame(channel, action, self.core.seq, Some(origin), Some(reason));
         self.core.outbox.push((conn, frame));
     }
-}
-
-/// `f` of the session's mirror, or of one lifted for the occasion.
-fn with_mirror<R>(session: &super::sessions::Session, f: impl FnOnce(&Mirror) -> R) -> Option<R> {
-    match &session.v1 {
-        Some(mirror) => Some(f(mirror)),
-        None => Mirror::lift(&session.state).as_ref().map(f),
-    }
-}
-
-/// The 1.0 summary of a session (from its mirror).
-pub(super) fn summary(session: &super::sessions::Session) -> Option<Value> {
-    with_mirror(session, |mirror| summary_of(session, mirror))?
-}
-
-fn summary_of(session: &super::sessions::Session, mirror: &Mirror) -> Option<Value> {
-    let state = serde_json::to_value(&mirror.session).ok()?;
-    let mut out = serde_json::Map::new();
-    for key in [
-        "provider",
-        "title",
-        "status",
-        "activity",
-        "origin",
-        "project",
-        "workingDirectories",
-        "annotations",
-        "_meta",
-    ] {
-        if let Some(v) = state.get(key).filter(|v| !v.is_null()) {
-            out.insert(key.into(), v.clone());
-        }
-    }
-    out.insert("resource".into(), session.uri.to_string().into());
-    let created = from_unix_millis(session.state.summary.created_at as i64)?;
-    out.insert("createdAt".into(), created.into());
-    out.insert("modifiedAt".into(), mirror.chat.modified_at.clone().into());
-    if let Some(changes) = &mirror.chat.changes {
-        out.insert("changes".into(), serde_json::to_value(changes).ok()?);
-    }
-    out.insert(
-        "chats".into(),
-        state.get("chats").cloned().unwrap_or_default(),
-    );
-    out.insert("defaultChat".into(), mirror.chat_uri.clone().into());
-    Some(Value::Object(out))
 }
 
 /// A 1.0 `createSession` as 0.3.0's: its first working directory is the session's.

@@ -4,6 +4,8 @@
 
 use super::base::Core;
 use super::fanout;
+use super::sessions::Session;
+use super::v1_mirror::Mirror;
 use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::jsonrpc::{self, methods, ROOT_CHANNEL};
 use ahp_wasm::protocol::v1;
@@ -64,7 +66,7 @@ impl Core {
         let params = match method {
             methods::SESSION_ADDED => {
                 let uri = params["summary"]["resource"].as_str().unwrap_or_default();
-                let Some(summary) = self.sessions.get(uri).and_then(super::v1::summary) else {
+                let Some(summary) = self.sessions.get(uri).and_then(summary) else {
                     return;
                 };
                 let out = json!({ "channel": ROOT_CHANNEL, "summary": summary });
@@ -101,8 +103,55 @@ impl Core {
             return;
         }
         if let Some(json) = root_action(action) {
-            let frame = super::v1::envelope_frame(ROOT_CHANNEL, &json, self.seq, origin, None);
+            let frame =
+                super::v1_mirror::envelope_frame(ROOT_CHANNEL, &json, self.seq, origin, None);
             fanout(&mut self.outbox, &self.root_subs_v1, &frame);
         }
     }
+}
+
+/// `f` of the session's mirror, or of one lifted for the occasion.
+pub(super) fn with_mirror<R>(session: &Session, f: impl FnOnce(&Mirror) -> R) -> Option<R> {
+    match &session.v1 {
+        Some(mirror) => Some(f(mirror)),
+        None => Mirror::lift(&session.state).as_ref().map(f),
+    }
+}
+
+/// The 1.0 summary of a session (from its mirror).
+pub(super) fn summary(session: &Session) -> Option<Value> {
+    with_mirror(session, |mirror| summary_of(session, mirror))?
+}
+
+fn summary_of(session: &Session, mirror: &Mirror) -> Option<Value> {
+    let state = serde_json::to_value(&mirror.session).ok()?;
+    let mut out = serde_json::Map::new();
+    for key in [
+        "provider",
+        "title",
+        "status",
+        "activity",
+        "origin",
+        "project",
+        "workingDirectories",
+        "annotations",
+        "_meta",
+    ] {
+        if let Some(v) = state.get(key).filter(|v| !v.is_null()) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    out.insert("resource".into(), session.uri.to_string().into());
+    let created = from_unix_millis(session.state.summary.created_at as i64)?;
+    out.insert("createdAt".into(), created.into());
+    out.insert("modifiedAt".into(), mirror.chat.modified_at.clone().into());
+    if let Some(changes) = &mirror.chat.changes {
+        out.insert("changes".into(), serde_json::to_value(changes).ok()?);
+    }
+    out.insert(
+        "chats".into(),
+        state.get("chats").cloned().unwrap_or_default(),
+    );
+    out.insert("defaultChat".into(), mirror.chat_uri.clone().into());
+    Some(Value::Object(out))
 }
