@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v1 from 'ahp-wasm/v1';
 import * as v03 from 'ahp-wasm';
-import { ScriptedPeer, SESSION, settle } from './scripted-peer.mjs';
+import { ScriptedPeer, SESSION, settle, chatStateV1 } from './scripted-peer.mjs';
 import { nestedObject, runBadFrames } from './bad-frames-table.mjs';
 
 const CHAT = 'ahp-chat:/c1';
@@ -18,21 +18,7 @@ const SESSION1 = 'ahp-session:/s1';
 const TERMINAL = 'ahp-terminal:/t1';
 const ROOT = 'ahp-root://';
 
-function chatState() {
-  return {
-    resource: CHAT,
-    title: 'Chat',
-    status: 1,
-    modifiedAt: '1970-01-01T00:00:01.000Z',
-    turns: [],
-    activeTurn: {
-      id: 'turn-1',
-      startedAt: '1970-01-01T00:00:01.000Z',
-      message: { text: 'Hello', origin: { kind: 'user' } },
-      responseParts: [{ kind: 'markdown', id: 'md-1', content: '' }],
-    },
-  };
-}
+const chatState = () => chatStateV1(CHAT);
 
 const states = () => ({
   [ROOT]: { agents: [] },

@@ -32,6 +32,23 @@ export function sessionState(title = 'Start') {
 
 export const rootState = () => ({ agents: [] });
 
+/** AHP 1.0: a chat (`resource`) in a turn that streams into one markdown part. */
+export function chatStateV1(resource = 'ahp-chat:/c1') {
+  return {
+    resource,
+    title: 'Chat',
+    status: 1,
+    modifiedAt: '1970-01-01T00:00:01.000Z',
+    turns: [],
+    activeTurn: {
+      id: 'turn-1',
+      startedAt: '1970-01-01T00:00:01.000Z',
+      message: { text: 'Hello', origin: { kind: 'user' } },
+      responseParts: [{ kind: 'markdown', id: 'md-1', content: '' }],
+    },
+  };
+}
+
 export class ScriptedPeer {
   constructor({ states = {}, handlers = {}, version = '0.3.0', sync = false } = {}) {
     this.states = { 'ahp-root://': rootState(), [SESSION]: sessionState(), ...states };

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import * as v1 from 'ahp-wasm/v1';
 import * as v03 from 'ahp-wasm';
-import { ScriptedPeer, settle } from './scripted-peer.mjs';
+import { ScriptedPeer, settle, chatStateV1 } from './scripted-peer.mjs';
 
 const CHAT = 'ahp-chat:/c1';
 const fixtures = new URL('../../protocol/ahp-1.0.0/conformance/reducers/', import.meta.url);
@@ -23,21 +23,7 @@ function withoutNulls(value) {
   return value;
 }
 
-function chatState() {
-  return {
-    resource: CHAT,
-    title: 'Chat',
-    status: 1,
-    modifiedAt: '1970-01-01T00:00:01.000Z',
-    turns: [],
-    activeTurn: {
-      id: 'turn-1',
-      startedAt: '1970-01-01T00:00:01.000Z',
-      message: { text: 'Hello', origin: { kind: 'user' } },
-      responseParts: [{ kind: 'markdown', id: 'md-1', content: '' }],
-    },
-  };
-}
+const chatState = () => chatStateV1(CHAT);
 
 function peer1(options = {}) {
   return new ScriptedPeer({ version: '1.0.0', states: { 'ahp-root://': { agents: [] }, [CHAT]: chatState() }, ...options });
