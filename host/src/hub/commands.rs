@@ -228,14 +228,7 @@ impl Hub {
             .conns
             .get_mut(&conn)
             .expect("caller checked the connection");
-        if !c.subs.contains(channel) {
-            if c.subs.len() >= max {
-                return Err(ErrorObject::new(
-                    errors::INVALID_REQUEST,
-                    format!("subscription limit ({max}) reached"),
-                ));
-            }
-            c.subs.insert(channel.to_owned());
+        if insert_subscription(&mut c.subs, channel, max)? {
             if let Some(subs) = self.subscribers_mut(channel) {
                 subs.push(conn);
             }
@@ -724,4 +717,24 @@ fn check_client_id(client_id: &str) -> Result<(), ErrorObject> {
         return Err(invalid("clientId must be 1-256 printable characters"));
     }
     Ok(())
+}
+
+/// Adds `channel` to a connection's subscriptions (`subs`), counted against the limit `max`;
+/// whether it is new. Both versions' subscriptions go through it.
+pub(super) fn insert_subscription(
+    subs: &mut HashSet<String>,
+    channel: &str,
+    max: usize,
+) -> Result<bool, ErrorObject> {
+    if subs.contains(channel) {
+        return Ok(false);
+    }
+    if subs.len() >= max {
+        return Err(ErrorObject::new(
+            errors::INVALID_REQUEST,
+            format!("subscription limit ({max}) reached"),
+        ));
+    }
+    subs.insert(channel.to_owned());
+    Ok(true)
 }

@@ -19,7 +19,9 @@
 //! client's; its rejections reach the dispatcher as 1.0 envelopes ([`PendingV1`]).
 
 use super::base::Core;
-use super::commands::{invalid, session_not_found, InitializeOut, ReconnectSnapshotOut};
+use super::commands::{
+    insert_subscription, invalid, session_not_found, InitializeOut, ReconnectSnapshotOut,
+};
 use super::features::snapshot_json;
 use super::identity::Claim;
 use super::v1_mirror::{envelope_frame, session_of_chat, Mirror, PendingV1, CHAT_PREFIX, V1};
@@ -198,14 +200,7 @@ impl Hub {
         let Some(c) = self.core.conns.get_mut(&conn) else {
             return Ok(snapshot);
         };
-        if !c.v1_subs.contains(channel) {
-            if c.v1_subs.len() >= max {
-                return Err(ErrorObject::new(
-                    errors::INVALID_REQUEST,
-                    format!("subscription limit ({max}) reached"),
-                ));
-            }
-            c.v1_subs.insert(channel.to_owned());
+        if insert_subscription(&mut c.v1_subs, channel, max)? {
             if let Some(subs) = self.subscribers_v1(channel) {
                 subs.push(conn);
             }
