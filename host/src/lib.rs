@@ -13,7 +13,8 @@
 //!   directive completions; [`resources`]: the file sandbox; [`security`]: token, origin and
 //!   input checks; [`agent_auth`]: the built-in agent's protected resource; [`child_process`]:
 //!   what child processes get of the host (not its secrets); [`compat`]: the AHP 0.3.0 view of
-//!   an AHP 1.0 session (its default chat), for 0.3.0 clients of a 1.0 host.
+//!   an AHP 1.0 session (its default chat), for 0.3.0 clients of a 1.0 host; [`providers`]:
+//!   model endpoints (OpenAI-compatible, Anthropic), not yet wired to the agent.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -37,6 +38,7 @@ pub mod hub;
 pub mod mcp;
 pub mod params;
 pub mod peer;
+pub mod providers;
 pub mod replay;
 pub mod resources;
 pub mod security;
