@@ -191,8 +191,14 @@ struct WireUsage {
 
 enum Block {
     Text,
-    Thinking { signature: String },
-    ToolUse { id: String, name: String, json: String },
+    Thinking {
+        signature: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        json: String,
+    },
     Skipped,
 }
 

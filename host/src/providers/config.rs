@@ -366,7 +366,9 @@ impl ProviderSpec {
         }
         let max_tokens = self.max_tokens.unwrap_or(4096);
         if !(1..=1_000_000).contains(&max_tokens) {
-            return Err(fail(format!("maxTokens {max_tokens} is not in 1..=1000000")));
+            return Err(fail(format!(
+                "maxTokens {max_tokens} is not in 1..=1000000"
+            )));
         }
         let defaults = Timeouts::default();
         let ms = |value: Option<u64>, default: Duration, what: &str| match value {
@@ -375,7 +377,11 @@ impl ProviderSpec {
             Some(ms) => Err(fail(format!("{what} {ms} ms is not in 1..=3600000"))),
         };
         let timeouts = Timeouts {
-            connect: ms(self.connect_timeout_ms, defaults.connect, "connectTimeoutMs")?,
+            connect: ms(
+                self.connect_timeout_ms,
+                defaults.connect,
+                "connectTimeoutMs",
+            )?,
             first_byte: ms(
                 self.first_byte_timeout_ms,
                 defaults.first_byte,

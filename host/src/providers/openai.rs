@@ -217,7 +217,12 @@ impl OpenAiWire {
             Some(index) => self.calls.iter().position(|c| c.index == Some(index)),
             // No index: a new id starts a new call, anything else continues the last one.
             None => match &delta.id {
-                Some(id) if self.calls.last().is_none_or(|c| !c.id.is_empty() && c.id != *id) => {
+                Some(id)
+                    if self
+                        .calls
+                        .last()
+                        .is_none_or(|c| !c.id.is_empty() && c.id != *id) =>
+                {
                     None
                 }
                 _ => self.calls.len().checked_sub(1),

@@ -137,7 +137,10 @@ impl Provider {
     }
 
     /// The endpoint's model list (`GET /models`, `GET /v1/models`).
-    pub async fn fetch_models(&self, key: Option<&Secret>) -> Result<Vec<ModelInfo>, ProviderError> {
+    pub async fn fetch_models(
+        &self,
+        key: Option<&Secret>,
+    ) -> Result<Vec<ModelInfo>, ProviderError> {
         let key = key.or(self.key.as_ref());
         let config = &self.config;
         match config.kind {

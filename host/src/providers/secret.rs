@@ -73,7 +73,11 @@ impl fmt::Display for KeyError {
                 write!(f, "the API key variable {var} is unset or empty")
             }
             KeyError::File { path, reason } => {
-                write!(f, "cannot read the API key file {}: {reason}", path.display())
+                write!(
+                    f,
+                    "cannot read the API key file {}: {reason}",
+                    path.display()
+                )
             }
         }
     }

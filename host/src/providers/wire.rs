@@ -120,7 +120,10 @@ mod tests {
         headers.insert("retry-after", "soon".parse().unwrap());
         assert_eq!(retry_after(&headers, now), None);
         headers.insert("retry-after-ms", "1500".parse().unwrap());
-        assert_eq!(retry_after(&headers, now), Some(Duration::from_millis(1500)));
+        assert_eq!(
+            retry_after(&headers, now),
+            Some(Duration::from_millis(1500))
+        );
     }
 
     #[test]

@@ -53,7 +53,10 @@ fn tool_use(index: usize, id: &str) -> Vec<u8> {
 }
 
 fn json_delta(index: usize, partial: &str) -> Vec<u8> {
-    delta(index, json!({"type": "input_json_delta", "partial_json": partial}))
+    delta(
+        index,
+        json!({"type": "input_json_delta", "partial_json": partial}),
+    )
 }
 
 /// Thinking, text, then two tool uses whose input streams in pieces; a ping between.
@@ -61,9 +64,18 @@ fn tool_stream() -> Vec<Vec<u8>> {
     let mut parts = vec![
         message_start(),
         start(0, json!({"type": "thinking", "thinking": ""})),
-        delta(0, json!({"type": "thinking_delta", "thinking": "Two cities,"})),
-        delta(0, json!({"type": "thinking_delta", "thinking": " two calls."})),
-        delta(0, json!({"type": "signature_delta", "signature": "EqQBCgIYAhIM"})),
+        delta(
+            0,
+            json!({"type": "thinking_delta", "thinking": "Two cities,"}),
+        ),
+        delta(
+            0,
+            json!({"type": "thinking_delta", "thinking": " two calls."}),
+        ),
+        delta(
+            0,
+            json!({"type": "signature_delta", "signature": "EqQBCgIYAhIM"}),
+        ),
         stop(0),
         start(1, json!({"type": "text", "text": ""})),
         event(json!({"type": "ping"})),
@@ -135,7 +147,8 @@ async fn thinking_text_and_parallel_tool_use_stream_and_results_go_back() {
     ])
     .await;
     let provider = provider("anthropic", &server.url(""));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(error, None);
     assert_eq!(
         events,
@@ -152,7 +165,10 @@ async fn thinking_text_and_parallel_tool_use_stream_and_results_go_back() {
         ]
     );
     let sent = &server.requests()[0];
-    assert_eq!((sent.method.as_str(), sent.target.as_str()), ("POST", "/v1/messages"));
+    assert_eq!(
+        (sent.method.as_str(), sent.target.as_str()),
+        ("POST", "/v1/messages")
+    );
     assert_eq!(sent.header("x-api-key"), Some(KEY));
     assert_eq!(sent.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(sent.header("authorization"), None);
@@ -233,16 +249,23 @@ async fn thinking_text_and_parallel_tool_use_stream_and_results_go_back() {
 async fn a_tool_use_without_input_deltas_gets_empty_arguments() {
     let mut parts = vec![
         message_start(),
-        start(0, json!({"type": "tool_use", "id": "toolu_1", "name": "list_files", "input": {}})),
+        start(
+            0,
+            json!({"type": "tool_use", "id": "toolu_1", "name": "list_files", "input": {}}),
+        ),
         stop(0),
-        start(1, json!({"type": "server_tool_use", "id": "srv", "name": "web_search"})),
+        start(
+            1,
+            json!({"type": "server_tool_use", "id": "srv", "name": "web_search"}),
+        ),
         delta(1, json!({"type": "citations_delta", "citation": {}})),
         stop(1),
     ];
     parts.extend(finish("tool_use"));
     let server = FakeServer::start(vec![Reply::stream(parts)]).await;
     let provider = provider("anthropic", &server.url(""));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(error, None);
     assert_eq!(
         events[0],
@@ -257,15 +280,17 @@ async fn a_tool_use_without_input_deltas_gets_empty_arguments() {
 
 #[tokio::test]
 async fn an_overloaded_error_before_any_output_is_retried_and_after_output_is_not() {
-    let overloaded =
-        event(json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}));
+    let overloaded = event(
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+    );
     let server = FakeServer::start(vec![
         Reply::stream(vec![message_start(), overloaded.clone()]),
         Reply::stream(text_stream()),
     ])
     .await;
     let provider = provider("anthropic", &server.url(""));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!((events, error), (text_events(), None));
     assert_eq!(server.requests().len(), 2);
 
@@ -273,7 +298,8 @@ async fn an_overloaded_error_before_any_output_is_retried_and_after_output_is_no
     parts.push(overloaded);
     let server = FakeServer::start(vec![Reply::stream(parts), Reply::stream(text_stream())]).await;
     let provider = crate::provider("anthropic", &server.url(""));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(events, [ProviderEvent::TextDelta("Sunny".into())]);
     assert_eq!(
         error,
@@ -293,8 +319,14 @@ async fn a_refused_key_is_an_auth_error_that_never_shows_the_key() {
     let provider = provider("anthropic", &server.url(""));
     let (_, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
     let error = error.unwrap();
-    assert!(matches!(error, ProviderError::Auth { status: 401, .. }), "{error:?}");
-    assert!(error.to_string().contains("invalid x-api-key [redacted]"), "{error}");
+    assert!(
+        matches!(error, ProviderError::Auth { status: 401, .. }),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("invalid x-api-key [redacted]"),
+        "{error}"
+    );
     assert_key_free(&error);
     assert_eq!(server.requests().len(), 1);
 }
@@ -313,7 +345,8 @@ async fn a_429_with_retry_after_is_retried() {
     .await;
     let provider = provider("anthropic", &server.url(""));
     let started = Instant::now();
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!((events, error), (text_events(), None));
     assert!(started.elapsed() >= Duration::from_secs(1));
     assert_eq!(server.requests().len(), 2);
@@ -332,7 +365,10 @@ async fn a_stream_without_message_stop_was_cut() {
         let (events, error) =
             collect(provider.stream(&request(), None, CancellationToken::new())).await;
         assert_eq!(events, text_events()[..2]);
-        assert!(matches!(error, Some(ProviderError::StreamCut(_))), "{error:?}");
+        assert!(
+            matches!(error, Some(ProviderError::StreamCut(_))),
+            "{error:?}"
+        );
     }
     assert_eq!(server.requests().len(), 2);
 }
@@ -340,8 +376,12 @@ async fn a_stream_without_message_stop_was_cut() {
 #[tokio::test]
 async fn malformed_events_are_typed_errors() {
     let cases = [
-        b"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": \n\n".to_vec(),
-        delta(7, json!({"type": "text_delta", "text": "to a block never started"})),
+        b"event: content_block_delta\ndata: {\"type\": \"content_block_delta\", \"index\": \n\n"
+            .to_vec(),
+        delta(
+            7,
+            json!({"type": "text_delta", "text": "to a block never started"}),
+        ),
         delta(0, json!({"type": "input_json_delta", "partial_json": "{}"})),
     ];
     for case in cases {
@@ -352,14 +392,19 @@ async fn malformed_events_are_typed_errors() {
         let (events, error) =
             collect(provider.stream(&request(), None, CancellationToken::new())).await;
         assert_eq!(events, text_events()[..1]);
-        assert!(matches!(error, Some(ProviderError::MalformedChunk(_))), "{error:?}");
+        assert!(
+            matches!(error, Some(ProviderError::MalformedChunk(_))),
+            "{error:?}"
+        );
     }
 }
 
 #[tokio::test]
 async fn cancel_closes_the_upstream_connection_within_100_ms() {
-    let mut server =
-        FakeServer::start(vec![Reply::stream(text_stream()[..3].to_vec()).ending(End::Hang)]).await;
+    let mut server = FakeServer::start(vec![
+        Reply::stream(text_stream()[..3].to_vec()).ending(End::Hang)
+    ])
+    .await;
     let provider = provider("anthropic", &server.url(""));
     let cancel = CancellationToken::new();
     let mut stream = provider.stream(&request(), None, cancel.clone());
@@ -369,9 +414,15 @@ async fn cancel_closes_the_upstream_connection_within_100_ms() {
     );
     let cancelled_at = Instant::now();
     cancel.cancel();
-    let closed = server.next_close(Duration::from_secs(2)).await.expect("closed");
+    let closed = server
+        .next_close(Duration::from_secs(2))
+        .await
+        .expect("closed");
     let took = closed.duration_since(cancelled_at);
-    assert!(took < Duration::from_millis(100), "closed {took:?} after cancel");
+    assert!(
+        took < Duration::from_millis(100),
+        "closed {took:?} after cancel"
+    );
 }
 
 #[tokio::test]
@@ -389,7 +440,10 @@ async fn the_model_list_comes_from_get_v1_models() {
     assert_eq!(models[0].id, "claude-sonnet-4-5");
     assert_eq!(models[1].display_name.as_deref(), Some("Claude Haiku 4.5"));
     let sent = &server.requests()[0];
-    assert_eq!((sent.method.as_str(), sent.target.as_str()), ("GET", "/v1/models?limit=1000"));
+    assert_eq!(
+        (sent.method.as_str(), sent.target.as_str()),
+        ("GET", "/v1/models?limit=1000")
+    );
     assert_eq!(sent.header("x-api-key"), Some(KEY));
     assert_eq!(sent.header("anthropic-version"), Some("2023-06-01"));
 }

@@ -91,7 +91,14 @@ fn flag_mistakes_are_named() {
             "refusing to send an API key over plain http to 192.0.2.1",
         ),
         (
-            &["--provider", "openai", "--api-key-env", "K", "--api-key-file", "f"],
+            &[
+                "--provider",
+                "openai",
+                "--api-key-env",
+                "K",
+                "--api-key-file",
+                "f",
+            ],
             "not both",
         ),
         (
@@ -190,12 +197,27 @@ fn config_file_mistakes_are_named() {
         file
     };
     let cases = [
-        (r#"{"providers": [{"kind": "openai", "baseURL": "x"}]}"#, "unknown field `baseURL`"),
+        (
+            r#"{"providers": [{"kind": "openai", "baseURL": "x"}]}"#,
+            "unknown field `baseURL`",
+        ),
         (r#"{"providers": [{"name": "x"}]}"#, "`kind` is missing"),
-        (r#"{"providers": [{"kind": "anthropic", "keyHeader": "api-key"}]}"#, "openai providers only"),
-        (r#"{"providers": [{"kind": "openai", "anthropicVersion": "x"}]}"#, "anthropic providers only"),
-        (r#"{"providers": [{"kind": "openai", "maxAttempts": 0}]}"#, "maxAttempts 0"),
-        (r#"{"providers": [{"kind": "openai", "idleTimeoutMs": 0}]}"#, "idleTimeoutMs 0"),
+        (
+            r#"{"providers": [{"kind": "anthropic", "keyHeader": "api-key"}]}"#,
+            "openai providers only",
+        ),
+        (
+            r#"{"providers": [{"kind": "openai", "anthropicVersion": "x"}]}"#,
+            "anthropic providers only",
+        ),
+        (
+            r#"{"providers": [{"kind": "openai", "maxAttempts": 0}]}"#,
+            "maxAttempts 0",
+        ),
+        (
+            r#"{"providers": [{"kind": "openai", "idleTimeoutMs": 0}]}"#,
+            "idleTimeoutMs 0",
+        ),
         (r#"{"providers": "#, "invalid JSON"),
     ];
     for (text, expected) in cases {
@@ -204,7 +226,10 @@ fn config_file_mistakes_are_named() {
             .and_then(ProviderConfig::validate_all)
             .unwrap_err()
             .to_string();
-        assert!(error.contains(expected), "{text}: `{error}` lacks `{expected}`");
+        assert!(
+            error.contains(expected),
+            "{text}: `{error}` lacks `{expected}`"
+        );
     }
     let missing = ProviderSpec::from_file(&PathBuf::from("/nonexistent/providers.json"));
     assert!(missing.is_err());

@@ -196,12 +196,7 @@ async fn serve(
             }
             for part in parts {
                 tokio::time::sleep(delay).await;
-                let chunk = [
-                    format!("{:x}\r\n", part.len()).as_bytes(),
-                    &part,
-                    b"\r\n",
-                ]
-                .concat();
+                let chunk = [format!("{:x}\r\n", part.len()).as_bytes(), &part, b"\r\n"].concat();
                 if socket.write_all(&chunk).await.is_err() {
                     return;
                 }

@@ -68,12 +68,19 @@ fn text_events() -> Vec<ProviderEvent> {
 async fn text_reasoning_and_usage_stream_and_the_request_is_chat_completions() {
     let server = FakeServer::start(vec![Reply::stream(text_stream())]).await;
     let provider = provider("openai", &server.url("/v1"));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(error, None);
     assert_eq!(events, text_events());
     let sent = &server.requests()[0];
-    assert_eq!((sent.method.as_str(), sent.target.as_str()), ("POST", "/v1/chat/completions"));
-    assert_eq!(sent.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    assert_eq!(
+        (sent.method.as_str(), sent.target.as_str()),
+        ("POST", "/v1/chat/completions")
+    );
+    assert_eq!(
+        sent.header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
     assert_eq!(sent.header("content-type"), Some("application/json"));
     assert_eq!(
         sent.json(),
@@ -150,7 +157,8 @@ async fn parallel_tool_calls_are_assembled_and_their_results_go_back() {
     ])
     .await;
     let provider = provider("openai", &server.url("/v1"));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(error, None);
     assert_eq!(events[0], ProviderEvent::ToolCall(paris()));
     assert_eq!(events[1], ProviderEvent::ToolCall(rome()));
@@ -217,7 +225,8 @@ async fn a_stop_with_tool_calls_and_calls_without_index_or_arguments_still_come_
     ])])
     .await;
     let provider = provider("openai", &server.url("/v1"));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(error, None);
     let call = |id: &str, name: &str| {
         ProviderEvent::ToolCall(ToolCall {
@@ -242,7 +251,8 @@ async fn a_refused_key_is_an_auth_error_that_never_shows_the_key() {
                                 "type": "invalid_request_error", "code": "invalid_api_key"}});
     let server = FakeServer::start(vec![Reply::json(401, body)]).await;
     let provider = provider("openai", &server.url("/v1"));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert!(events.is_empty());
     let error = error.unwrap();
     assert_eq!(
@@ -262,7 +272,8 @@ async fn a_key_given_at_runtime_replaces_the_configured_one() {
     let server = FakeServer::start(vec![Reply::stream(text_stream())]).await;
     let provider = provider("openai", &server.url("/v1"));
     let runtime = ahp_host::providers::Secret::new("sk-from-authenticate").unwrap();
-    let (_, error) = collect(provider.stream(&request(), Some(&runtime), CancellationToken::new())).await;
+    let (_, error) =
+        collect(provider.stream(&request(), Some(&runtime), CancellationToken::new())).await;
     assert_eq!(error, None);
     assert_eq!(
         server.requests()[0].header("authorization"),
@@ -273,13 +284,18 @@ async fn a_key_given_at_runtime_replaces_the_configured_one() {
 #[tokio::test]
 async fn a_429_is_retried_after_its_retry_after() {
     let server = FakeServer::start(vec![
-        Reply::status(429, &[("retry-after", "1")], r#"{"error":{"message":"slow down"}}"#),
+        Reply::status(
+            429,
+            &[("retry-after", "1")],
+            r#"{"error":{"message":"slow down"}}"#,
+        ),
         Reply::stream(text_stream()),
     ])
     .await;
     let provider = provider("openai", &server.url("/v1"));
     let started = Instant::now();
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     let waited = started.elapsed();
     assert_eq!((events, error), (text_events(), None));
     assert_eq!(server.requests().len(), 2);
@@ -306,7 +322,8 @@ async fn a_500_then_success_is_retried_and_500s_give_up_after_the_attempts() {
     ])
     .await;
     let provider = crate::provider("openai", &server.url("/v1"));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!((events, error), (text_events(), None));
     assert_eq!(server.requests().len(), 2);
 
@@ -321,7 +338,11 @@ async fn a_500_then_success_is_retried_and_500s_give_up_after_the_attempts() {
             message: "down".into()
         })
     );
-    assert_eq!(server.requests().len(), 3, "the default policy makes 3 attempts");
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "the default policy makes 3 attempts"
+    );
 }
 
 #[tokio::test]
@@ -333,12 +354,17 @@ async fn a_stream_cut_midway_is_reported_after_what_arrived_and_not_retried() {
     ])
     .await;
     let provider = provider("openai", &server.url("/v1"));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(events, text_events()[..3]);
-    assert!(matches!(error, Some(ProviderError::StreamCut(_))), "{error:?}");
+    assert!(
+        matches!(error, Some(ProviderError::StreamCut(_))),
+        "{error:?}"
+    );
     assert_eq!(server.requests().len(), 1, "output was streamed: no retry");
     // A body that ends cleanly without `[DONE]` or a finish reason was cut too.
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(events, text_events()[..3]);
     let error = error.unwrap();
     assert!(
@@ -354,11 +380,18 @@ async fn a_malformed_chunk_ends_the_stream_with_a_typed_error() {
     parts.extend(text_stream()[4..].iter().cloned());
     let server = FakeServer::start(vec![Reply::stream(parts)]).await;
     let provider = provider("openai", &server.url("/v1"));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(events, text_events()[..3]);
-    assert!(matches!(error, Some(ProviderError::MalformedChunk(_))), "{error:?}");
+    assert!(
+        matches!(error, Some(ProviderError::MalformedChunk(_))),
+        "{error:?}"
+    );
     // A tool call that never got a name is malformed too.
-    let nameless = chunk(json!({"tool_calls": [{"index": 0, "id": "x", "function": {"arguments": "{}"}}]}), None);
+    let nameless = chunk(
+        json!({"tool_calls": [{"index": 0, "id": "x", "function": {"arguments": "{}"}}]}),
+        None,
+    );
     let server = FakeServer::start(vec![Reply::stream(vec![
         nameless,
         chunk(json!({}), Some("tool_calls")),
@@ -382,10 +415,14 @@ async fn an_error_chunk_in_the_stream_is_typed_and_scrubbed() {
     ])])
     .await;
     let provider = provider("openai", &server.url("/v1"));
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(events, [ProviderEvent::TextDelta("Hi".into())]);
     let error = error.unwrap();
-    assert!(matches!(error, ProviderError::Server { status: 502, .. }), "{error:?}");
+    assert!(
+        matches!(error, ProviderError::Server { status: 502, .. }),
+        "{error:?}"
+    );
     assert_key_free(&error);
     assert_eq!(server.requests().len(), 1);
 }
@@ -407,19 +444,34 @@ async fn cancel_closes_the_upstream_connection_within_100_ms() {
     tokio::time::sleep(Duration::from_millis(50)).await;
     let cancelled_at = Instant::now();
     cancel.cancel();
-    let closed = server.next_close(Duration::from_secs(2)).await.expect("closed");
+    let closed = server
+        .next_close(Duration::from_secs(2))
+        .await
+        .expect("closed");
     let took = closed.duration_since(cancelled_at);
-    assert!(took < Duration::from_millis(100), "closed {took:?} after cancel");
-    assert_eq!(stream.next_event().await, Some(Err(ProviderError::Cancelled)));
+    assert!(
+        took < Duration::from_millis(100),
+        "closed {took:?} after cancel"
+    );
+    assert_eq!(
+        stream.next_event().await,
+        Some(Err(ProviderError::Cancelled))
+    );
     assert_eq!(stream.next_event().await, None);
     // Dropped: the same.
     let mut stream = provider.stream(&request(), None, CancellationToken::new());
     stream.next_event().await.unwrap().unwrap();
     let dropped_at = Instant::now();
     drop(stream);
-    let closed = server.next_close(Duration::from_secs(2)).await.expect("closed");
+    let closed = server
+        .next_close(Duration::from_secs(2))
+        .await
+        .expect("closed");
     let took = closed.duration_since(dropped_at);
-    assert!(took < Duration::from_millis(100), "closed {took:?} after drop");
+    assert!(
+        took < Duration::from_millis(100),
+        "closed {took:?} after drop"
+    );
 }
 
 #[tokio::test]
@@ -433,11 +485,13 @@ async fn a_stalled_stream_and_a_silent_server_time_out() {
     provider_config.timeouts.idle = Duration::from_millis(300);
     provider_config.timeouts.first_byte = Duration::from_millis(300);
     let provider = crate::configured(provider_config);
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert_eq!(events, text_events()[..1]);
     assert_eq!(error, Some(ProviderError::Timeout(TimeoutPhase::Idle)));
     assert!(server.next_close(Duration::from_secs(2)).await.is_some());
-    let (events, error) = collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
     assert!(events.is_empty());
     assert_eq!(error, Some(ProviderError::Timeout(TimeoutPhase::FirstByte)));
     assert!(server.next_close(Duration::from_secs(2)).await.is_some());
@@ -485,15 +539,30 @@ async fn the_model_list_comes_from_get_models() {
     let ids: Vec<&str> = models.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(ids, ["gpt-4o", "llama3.2:latest"]);
     let sent = &server.requests()[0];
-    assert_eq!((sent.method.as_str(), sent.target.as_str()), ("GET", "/v1/models"));
-    assert_eq!(sent.header("authorization"), Some(format!("Bearer {KEY}").as_str()));
+    assert_eq!(
+        (sent.method.as_str(), sent.target.as_str()),
+        ("GET", "/v1/models")
+    );
+    assert_eq!(
+        sent.header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
     let error = provider.models(None).await.unwrap_err();
-    assert!(matches!(error, ProviderError::Auth { status: 401, .. }), "{error:?}");
+    assert!(
+        matches!(error, ProviderError::Auth { status: 401, .. }),
+        "{error:?}"
+    );
     // Configured models are offered as they are, without a request.
     let mut config = provider.config().clone();
     config.models = vec!["m1".into()];
     let fixed = crate::configured(config).models(None).await.unwrap();
-    assert_eq!(fixed, [ModelInfo { id: "m1".into(), display_name: None }]);
+    assert_eq!(
+        fixed,
+        [ModelInfo {
+            id: "m1".into(),
+            display_name: None
+        }]
+    );
     assert_eq!(server.requests().len(), 2);
 }
 
