@@ -437,6 +437,15 @@ impl ProviderConfig {
         Ok(out)
     }
 
+    /// The environment variable the key is read from: the host must withhold it from its
+    /// child processes (shells, MCP servers) as it does its own token.
+    pub fn key_variable(&self) -> Option<&str> {
+        match &self.key {
+            KeySource::Env(var) => Some(var),
+            _ => None,
+        }
+    }
+
     /// `{base}/{segments...}`, the base's query (e.g. Azure's `api-version`) kept.
     pub fn endpoint(&self, segments: &[&str]) -> Url {
         let mut url = self.base_url.clone();

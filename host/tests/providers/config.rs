@@ -51,6 +51,8 @@ fn flags_after_each_provider_configure_it() {
     assert_eq!(claude.name, "anthropic");
     assert_eq!(claude.base_url.as_str(), "https://api.anthropic.com/");
     assert_eq!(claude.key, KeySource::Env("ANTHROPIC_API_KEY".into()));
+    assert_eq!(claude.key_variable(), Some("ANTHROPIC_API_KEY"));
+    assert_eq!(ollama.key_variable(), None);
     assert_eq!(claude.models, ["claude-sonnet-4-5"]);
     assert_eq!(claude.max_tokens, 8192);
     assert_eq!(claude.timeouts.idle, Duration::from_secs(60));

@@ -587,3 +587,32 @@ async fn azure_style_bases_keep_their_query_and_take_the_key_in_api_key() {
     assert_eq!(sent.header("api-key"), Some(KEY));
     assert_eq!(sent.header("authorization"), None);
 }
+
+#[tokio::test]
+async fn a_response_past_the_byte_bound_stops_with_too_large() {
+    let server = FakeServer::start(vec![Reply::stream(text_stream())]).await;
+    let mut config = provider("openai", &server.url("/v1")).config().clone();
+    config.max_response_bytes = 600;
+    let provider = crate::configured(config);
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    assert!(events.len() < text_events().len(), "{events:?}");
+    assert_eq!(error, Some(ProviderError::TooLarge(600)));
+}
+
+#[tokio::test]
+async fn a_key_that_is_no_header_value_fails_before_any_request_without_showing_it() {
+    let server = FakeServer::start(vec![Reply::stream(text_stream())]).await;
+    let provider = provider("openai", &server.url("/v1"));
+    let bad = ahp_host::providers::Secret::new(format!("{KEY}\nInjected: 1")).unwrap();
+    let (events, error) =
+        collect(provider.stream(&request(), Some(&bad), CancellationToken::new())).await;
+    assert!(events.is_empty());
+    let error = error.unwrap();
+    assert!(
+        matches!(error, ProviderError::InvalidRequest(_)),
+        "{error:?}"
+    );
+    assert_key_free(&error);
+    assert!(server.requests().is_empty());
+}
