@@ -379,7 +379,8 @@ impl Wire for OpenAiWire {
                     self.tool_delta(call)?;
                 }
             }
-            if let Some(reason) = choice.finish_reason {
+            // Some servers send `""` for "not yet".
+            if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
                 self.finish = Some(match reason.as_str() {
                     "stop" => FinishReason::Stop,
                     "length" => FinishReason::Length,

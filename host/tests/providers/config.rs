@@ -4,12 +4,14 @@ use ahp_host::providers::{
     KeyHeader, KeySource, Provider, ProviderArgs, ProviderConfig, ProviderKind, ProviderSpec,
     SetupError,
 };
-use clap::{Args, Command, FromArgMatches};
+use clap::{Args, CommandFactory, FromArgMatches};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Parsed as the host's own flags with the provider flags flattened in (no clash: clap checks
+/// its command when it is built).
 fn parse(args: &[&str]) -> Result<Vec<ProviderConfig>, String> {
-    let command = ProviderArgs::augment_args(Command::new("ahp-host"));
+    let command = ProviderArgs::augment_args(ahp_host::Cli::command());
     let matches = command
         .try_get_matches_from(std::iter::once("ahp-host").chain(args.iter().copied()))
         .map_err(|e| e.to_string())?;

@@ -616,3 +616,31 @@ async fn a_key_that_is_no_header_value_fails_before_any_request_without_showing_
     assert_key_free(&error);
     assert!(server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn an_empty_finish_reason_means_not_yet() {
+    let piece = |call: serde_json::Value| chunk(json!({"tool_calls": [call]}), Some(""));
+    let server = FakeServer::start(vec![Reply::stream(vec![
+        piece(json!({"index": 0, "id": "c1", "function": {"name": "f", "arguments": "{\"a\""}})),
+        piece(json!({"index": 0, "function": {"arguments": ": 1}"}})),
+        chunk(json!({}), Some("tool_calls")),
+        done(),
+    ])])
+    .await;
+    let provider = provider("openai", &server.url("/v1"));
+    let (events, error) =
+        collect(provider.stream(&request(), None, CancellationToken::new())).await;
+    assert_eq!(error, None);
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "f".into(),
+        arguments: "{\"a\": 1}".into(),
+    };
+    assert_eq!(
+        events,
+        [
+            ProviderEvent::ToolCall(call),
+            ProviderEvent::Finish(FinishReason::ToolCalls)
+        ]
+    );
+}
