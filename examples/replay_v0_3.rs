@@ -1,9 +1,9 @@
-//! Replays the standard AHP workload (`bench/gen-stream.mjs`) through the wire path — envelope
+//! Replays the standard AHP 0.3.0 workload (`bench/gen-stream.mjs`) through the wire path — envelope
 //! JSON text parsed into typed actions and reduced into a session — and prints a summary of the
 //! final state.
 //!
 //! ```text
-//! cargo run --release --example replay [WORKLOAD_DIR]
+//! cargo run --release --example replay_v0_3 [WORKLOAD_DIR]
 //! ```
 
 use ahp_wasm::protocol::{ActionEnvelope, ResponsePart, SessionState, ToolCallState};
