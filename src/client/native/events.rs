@@ -2,7 +2,7 @@
 //! handles of one channel.
 
 #[cfg(feature = "v1")]
-use crate::client::engine::ServerNotificationV1;
+use crate::client::engine::{ChannelEventV1, ServerNotificationV1};
 use crate::client::engine::{DropReason, Event};
 use crate::client::Error;
 use crate::sync::{ChangeSet, PendingAction, Rejection};
@@ -54,4 +54,9 @@ pub enum SubscriptionEvent {
     },
     /// The subscription ended without being asked to (e.g. the session was disposed).
     Lost(String),
+    /// What happened to a 1.0 channel's mirror, when the host speaks 1.0: its changes, a
+    /// rejection, dropped own actions, a watch's changes (the 0.3.0 forms above are 0.3.0's
+    /// only). Feature `v1`.
+    #[cfg(feature = "v1")]
+    V1(Box<ChannelEventV1>),
 }

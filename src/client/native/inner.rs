@@ -195,6 +195,13 @@ impl Inner {
                     self.publish(event);
                 }
                 #[cfg(feature = "v1")]
+                Event::ChannelV1(ref e) => {
+                    if let Some(tx) = lock(&self.channels).get(e.channel()) {
+                        let _ = tx.send(SubscriptionEvent::V1(e.clone()));
+                    }
+                    self.publish(event);
+                }
+                #[cfg(feature = "v1")]
                 Event::Notification(n) if self.speaks_v1.load(Ordering::SeqCst) => {
                     self.publish_v1_notification(*n)
                 }

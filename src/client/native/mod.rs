@@ -5,7 +5,8 @@
 //! On an AHP 1.0 connection (offer `"1.0.0"`): the 1.0 commands are [`AhpClient::v1`]'s, an
 //! own action goes out with [`AhpClient::dispatch_v1`], a channel's optimistic state is
 //! [`AhpClient::state_v1`], and its changes and the host's typed notifications arrive on
-//! [`AhpClient::events`]:
+//! [`AhpClient::events`] (a [`Subscription`] handle has its channel's: `state_v1`,
+//! `dispatch_v1`, and `SubscriptionEvent::V1` from `next_event`):
 //!
 //! ```no_run
 //! use ahp_wasm::client::engine::Event;
@@ -137,7 +138,8 @@ pub struct ConnectOptions {
     /// [`EngineConfig::protocol_versions`](crate::client::engine::EngineConfig::protocol_versions)).
     /// When the host chooses `"1.0.0"`, use [`AhpClient::v1`] (its commands),
     /// [`AhpClient::dispatch_v1`] and [`AhpClient::state_v1`]; 1.0 channel events arrive on
-    /// [`AhpClient::events`].
+    /// [`AhpClient::events`] and on the channel's [`Subscription`] (`SubscriptionEvent::V1`,
+    /// with its `state_v1` and `dispatch_v1`).
     pub protocol_versions: Vec<String>,
     /// Declared client capabilities.
     pub capabilities: Option<ClientCapabilities>,
