@@ -1,13 +1,15 @@
-//! Replays the standard AHP workload (`bench/gen-stream.mjs`) through the wire path — envelope
-//! JSON text parsed into typed actions and reduced into a session — and prints a summary of the
-//! final state.
+//! Replays the standard AHP 1.0 workload (`bench/gen-stream-v1.mjs`: a chat channel's stream)
+//! through the wire path — each envelope's JSON text decoded with `decode::from_text` into a
+//! typed 1.0 action and reduced into the chat by `reduce::v1::chat_reducer` — and prints a
+//! summary of the final state. The 0.3.0 form: `examples/replay_v0_3.rs`.
 //!
 //! ```text
 //! cargo run --release --example replay [WORKLOAD_DIR]
 //! ```
 
-use ahp_wasm::protocol::{ActionEnvelope, ResponsePart, SessionState, ToolCallState};
-use ahp_wasm::reduce::{session_reducer, SystemClock};
+use ahp_wasm::protocol::decode;
+use ahp_wasm::protocol::v1::{ActionEnvelope, ChatState, ResponsePart, ToolCallState};
+use ahp_wasm::reduce::v1::chat_reducer;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Instant;
@@ -17,7 +19,7 @@ fn main() -> ExitCode {
     let dir = std::env::args()
         .nth(1)
         .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/bench-workload"));
+        .unwrap_or_else(|| root.join("target/bench-workload-v1"));
     if let Err(e) = ensure_workload(&root, &dir) {
         eprintln!("replay: {e}");
         return ExitCode::FAILURE;
@@ -39,30 +41,30 @@ fn ensure_workload(root: &Path, dir: &Path) -> Result<(), String> {
         return Ok(());
     }
     let status = Command::new("node")
-        .arg(root.join("bench/gen-stream.mjs"))
+        .arg(root.join("bench/gen-stream-v1.mjs"))
         .arg(dir)
         .status()
-        .map_err(|e| format!("running node bench/gen-stream.mjs: {e} (Node 20 is required)"))?;
+        .map_err(|e| format!("running node bench/gen-stream-v1.mjs: {e} (Node 20 is required)"))?;
     status
         .success()
         .then_some(())
-        .ok_or_else(|| "bench/gen-stream.mjs failed".to_string())
+        .ok_or_else(|| "bench/gen-stream-v1.mjs failed".to_string())
 }
 
 fn replay(dir: &Path, turns: usize) -> Result<String, String> {
     let read = |name: String| {
         std::fs::read_to_string(dir.join(&name)).map_err(|e| format!("reading {name}: {e}"))
     };
-    let mut state: SessionState = serde_json::from_str(&read(format!("initial-{turns}.json"))?)
+    let mut state: ChatState = decode::from_text(&read(format!("initial-{turns}.json"))?)
         .map_err(|e| format!("initial-{turns}.json: {e}"))?;
     let envelopes = read(format!("envelopes-{turns}.jsonl"))?;
     let started = Instant::now();
     let (mut applied, mut total) = (0usize, 0usize);
     for (line_no, line) in envelopes.lines().filter(|l| !l.is_empty()).enumerate() {
-        let envelope: ActionEnvelope = serde_json::from_str(line)
+        let envelope: ActionEnvelope = decode::from_text(line)
             .map_err(|e| format!("envelopes-{turns}.jsonl line {}: {e}", line_no + 1))?;
         total += 1;
-        if session_reducer(&mut state, &envelope.action, &SystemClock).is_applied() {
+        if chat_reducer(&mut state, &envelope.action).is_applied() {
             applied += 1;
         }
     }
@@ -88,9 +90,11 @@ fn replay(dir: &Path, turns: usize) -> Result<String, String> {
     Ok(format!(
         "{turns:>3} completed turns: {applied}/{total} actions applied in {:.1} ms ({:.0} ns/action); \
          active turn has {parts} parts, {completed_tools} completed tool calls, {markdown_chars} markdown chars; \
-         session status {}",
+         chat {} ({} turns), status {}",
         elapsed.as_secs_f64() * 1e3,
         elapsed.as_nanos() as f64 / total.max(1) as f64,
-        state.summary.status,
+        state.resource,
+        state.turns.len(),
+        state.status,
     ))
 }

@@ -5,7 +5,9 @@
 #![cfg(feature = "native")]
 
 use ahp_wasm::client::engine::{ChannelEventV1, Event};
-use ahp_wasm::client::native::{AhpClient, ClientEvent, ConnectOptions, ReconnectPolicy};
+use ahp_wasm::client::native::{
+    AhpClient, ClientEvent, ConnectOptions, ReconnectPolicy, SubscriptionEvent,
+};
 use ahp_wasm::client::transport::ws::WsTransport;
 use ahp_wasm::client::transport::{recv, Transport};
 use ahp_wasm::client::Error;
@@ -64,6 +66,16 @@ async fn start_host() -> String {
                     let result = json!({"protocolVersion": version, "serverSeq": server_seq,
                         "snapshots": [{"resource": CHAT, "state": idle_chat(), "fromSeq": 0}]});
                     let answer = json!({"jsonrpc": "2.0", "id": frame["id"], "result": result});
+                    t.send(answer.to_string()).unwrap();
+                }
+                Some("subscribe") => {
+                    let channel = params["channel"].clone();
+                    let mut state = idle_chat();
+                    state["resource"] = channel.clone();
+                    let snapshot = json!({"resource": channel, "state": state,
+                        "fromSeq": server_seq});
+                    let answer = json!({"jsonrpc": "2.0", "id": frame["id"],
+                        "result": {"snapshot": snapshot}});
                     t.send(answer.to_string()).unwrap();
                 }
                 Some("dispatchAction") => {
@@ -232,5 +244,58 @@ async fn an_action_of_0_3_0_on_a_1_0_connection_is_a_wrong_protocol_version_erro
     .expect("the echo confirms the draft");
     let text = chat_state(&client).draft.map(|d| d.text);
     assert_eq!(text.as_deref(), Some("New"));
+    client.close();
+}
+
+#[tokio::test]
+async fn a_subscription_handle_carries_its_1_0_channels_events_and_state() {
+    const OTHER: &str = "ahp-chat:/d";
+    let client = connect(&["1.0.0"]).await.unwrap();
+    let mut sub = client.subscribe(OTHER).await.unwrap();
+    let Some(AnyState::Chat(chat)) = sub.state_v1() else {
+        panic!("a 1.0 chat state: {:?}", sub.state_v1());
+    };
+    assert_eq!((chat.resource.as_str(), chat.title.as_str()), (OTHER, "T"));
+    assert!(sub.state().is_none(), "no 0.3.0 state on a 1.0 channel");
+    // An action on the other chat reaches the client's stream, not this handle.
+    let draft = |text: &str| -> StateAction {
+        serde_json::from_value(json!({"type": "chat/draftChanged",
+            "draft": {"text": text, "origin": {"kind": "user"}}}))
+        .unwrap()
+    };
+    client.dispatch_v1(CHAT, draft("elsewhere")).unwrap();
+    sub.dispatch_v1(draft("here")).unwrap();
+    let text = |s: Option<AnyState>| match s {
+        Some(AnyState::Chat(c)) => c.draft.map(|d| d.text),
+        other => panic!("a 1.0 chat state: {other:?}"),
+    };
+    assert_eq!(
+        text(sub.state_v1()).as_deref(),
+        Some("here"),
+        "applied at once"
+    );
+    let confirmed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let event = sub.next_event().await.expect("the subscription goes on");
+            let SubscriptionEvent::V1(e) = event else {
+                continue;
+            };
+            assert_eq!(e.channel(), OTHER, "only this channel's events: {e:?}");
+            if let ChannelEventV1::Changed {
+                pending: 0,
+                confirmed_changed,
+                ..
+            } = *e
+            {
+                break confirmed_changed;
+            }
+        }
+    })
+    .await
+    .expect("the echo confirms the draft");
+    assert!(confirmed.contains("draft"), "{confirmed:?}");
+    assert_eq!(sub.pending_count_v1(), 0);
+    assert_eq!(text(sub.confirmed_state_v1()).as_deref(), Some("here"));
+    assert_eq!(text(client.state_v1(CHAT)).as_deref(), Some("elsewhere"));
     client.close();
 }

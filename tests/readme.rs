@@ -42,3 +42,46 @@ fn readme_rust_example_is_the_tested_doc_example() {
         "the README shows the fast decoder"
     );
 }
+
+/// The lines of the `nth` (0-based) fenced block of `//!` doc comments in `path`.
+fn doc_block(path: &str, nth: usize) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let doc: Vec<String> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("//!"))
+        .map(|line| line.strip_prefix(' ').unwrap_or(line).to_string())
+        .collect();
+    let mut blocks = doc.split(|line| line.starts_with("```")).skip(1).step_by(2);
+    blocks
+        .nth(nth)
+        .unwrap_or_else(|| panic!("{path}: no doc block {nth}"))
+        .to_vec()
+}
+
+#[test]
+fn readme_client_example_is_the_native_clients_1_0_doc_example() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).expect("README.md");
+    let section = &readme[readme
+        .find("## The client (Rust)")
+        .expect("the README's client section")..];
+    let example = first_block(section, "```rust");
+    assert!(example.len() > 10, "the README's client example is empty");
+    let doc = doc_block(&format!("{root}/src/client/native/mod.rs"), 0);
+    // In order: each README line is the next doc line that is not hidden or an import.
+    let shown: Vec<&str> = doc
+        .iter()
+        .map(String::as_str)
+        .filter(|l| !l.starts_with('#') && !l.starts_with("use ") && !l.is_empty())
+        .collect();
+    assert_eq!(
+        example, shown,
+        "the README's client example and the doc example differ"
+    );
+    for needle in ["\"1.0.0\"", "dispatch_v1", "state_v1", "NotificationV1"] {
+        assert!(
+            example.iter().any(|l| l.contains(needle)),
+            "the README's client example shows {needle}"
+        );
+    }
+}

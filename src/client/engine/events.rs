@@ -65,7 +65,8 @@ pub enum DropReason {
 
 /// A server→client protocol notification. The typed variants are AHP 0.3.0's: when the host
 /// speaks 1.0 (whose notifications have other shapes), every notification is
-/// [`ServerNotification::Other`], its params as sent.
+/// [`ServerNotification::Other`], its params as sent (1.0's typed form:
+/// `ServerNotificationV1`, feature `v1`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerNotification {
     /// `root/sessionAdded`.
@@ -121,6 +122,102 @@ impl ServerNotification {
             ServerNotification::SessionSummaryChanged(_) => methods::SESSION_SUMMARY_CHANGED,
             ServerNotification::AuthRequired(_) => methods::AUTH_REQUIRED,
             ServerNotification::Other { method, .. } => method,
+        }
+    }
+}
+
+/// A 1.0 host's notification, typed as AHP 1.0 defines it (0.3.0's are
+/// [`ServerNotification`]). The engine hands a 1.0 connection's notifications on as sent
+/// ([`ServerNotification::Other`]: the wasm bindings pass them to JS unchanged); the native
+/// client types them with [`ServerNotificationV1::from_sent`] and reports them as
+/// `ClientEvent::NotificationV1`. Feature `v1`.
+#[cfg(feature = "v1")]
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerNotificationV1 {
+    /// `root/sessionAdded`.
+    SessionAdded(crate::protocol::v1::SessionAddedParams),
+    /// `root/sessionRemoved`.
+    SessionRemoved(crate::protocol::v1::SessionRemovedParams),
+    /// `root/sessionSummaryChanged`.
+    SessionSummaryChanged(crate::protocol::v1::SessionSummaryChangedParams),
+    /// `progress` (new in 1.0): a long request's progress, for its `progressToken`.
+    Progress(crate::protocol::v1::ProgressParams),
+    /// `auth/required` (1.0: the resource's RFC 9728 metadata).
+    AuthRequired(crate::protocol::v1::AuthRequiredParams),
+    /// Any other notification (e.g. `otlp/*`, MCP traffic on an `mcp://` channel), raw.
+    Other {
+        /// The method.
+        method: String,
+        /// The params.
+        params: Option<JsonValue>,
+    },
+}
+
+#[cfg(feature = "v1")]
+impl ServerNotificationV1 {
+    /// Decodes a 1.0 notification that is not an action envelope (a `-32602` error object
+    /// naming the bad field when a typed one's params do not fit).
+    pub fn decode(
+        method: &str,
+        params: Option<RawJson<'_>>,
+    ) -> Result<ServerNotificationV1, ErrorObject> {
+        use crate::protocol::v1::methods as m;
+        Ok(match method {
+            m::SESSION_ADDED => Self::SessionAdded(decode_params(params)?),
+            m::SESSION_REMOVED => Self::SessionRemoved(decode_params(params)?),
+            m::SESSION_SUMMARY_CHANGED => Self::SessionSummaryChanged(decode_params(params)?),
+            m::PROGRESS => Self::Progress(decode_params(params)?),
+            m::AUTH_REQUIRED => Self::AuthRequired(decode_params(params)?),
+            _ => Self::Other {
+                method: method.to_string(),
+                params: params.map(|p| decode_params(Some(p))).transpose()?,
+            },
+        })
+    }
+
+    /// Types a notification the engine kept as sent ([`ServerNotification::Other`]'s method
+    /// and params); one of no typed method is moved into [`ServerNotificationV1::Other`]
+    /// without a copy.
+    pub fn from_sent(
+        method: String,
+        params: Option<JsonValue>,
+    ) -> Result<ServerNotificationV1, ErrorObject> {
+        if !Self::is_typed(&method) {
+            return Ok(Self::Other { method, params });
+        }
+        let text = params.as_ref().map(crate::protocol::encode::to_text);
+        let raw = match &text {
+            Some(text) => Some(RawJson::from_text(text).map_err(|e| {
+                ErrorObject::new(crate::protocol::errors::INVALID_PARAMS, e.to_string())
+            })?),
+            None => None,
+        };
+        Self::decode(&method, raw)
+    }
+
+    /// Whether [`ServerNotificationV1::decode`] gives `method` a variant of its own.
+    fn is_typed(method: &str) -> bool {
+        use crate::protocol::v1::methods as m;
+        [
+            m::SESSION_ADDED,
+            m::SESSION_REMOVED,
+            m::SESSION_SUMMARY_CHANGED,
+            m::PROGRESS,
+            m::AUTH_REQUIRED,
+        ]
+        .contains(&method)
+    }
+
+    /// The method name.
+    pub fn method(&self) -> &str {
+        use crate::protocol::v1::methods as m;
+        match self {
+            Self::SessionAdded(_) => m::SESSION_ADDED,
+            Self::SessionRemoved(_) => m::SESSION_REMOVED,
+            Self::SessionSummaryChanged(_) => m::SESSION_SUMMARY_CHANGED,
+            Self::Progress(_) => m::PROGRESS,
+            Self::AuthRequired(_) => m::AUTH_REQUIRED,
+            Self::Other { method, .. } => method,
         }
     }
 }

@@ -48,12 +48,12 @@ mod v1;
 mod versions;
 
 pub use channels::IMPLEMENTED_PROTOCOL_VERSIONS;
-#[cfg(feature = "v1")]
-pub use events::ChannelEventV1;
 pub use events::{
     ChannelEvent, ChannelEventV0_3, DropReason, Event, ServerInfo, ServerNotification,
     ServerRequest, ServerRequestId,
 };
+#[cfg(feature = "v1")]
+pub use events::{ChannelEventV1, ServerNotificationV1};
 
 /// Not public API: the frame fast paths, exposed for the fuzz targets (`fuzz/`), which check
 /// that they agree with the general serde path on everything they accept.

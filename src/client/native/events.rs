@@ -1,6 +1,8 @@
 //! What a client reports: [`ClientEvent`] on its event stream, [`SubscriptionEvent`] to the
 //! handles of one channel.
 
+#[cfg(feature = "v1")]
+use crate::client::engine::{ChannelEventV1, ServerNotificationV1};
 use crate::client::engine::{DropReason, Event};
 use crate::client::Error;
 use crate::sync::{ChangeSet, PendingAction, Rejection};
@@ -12,6 +14,11 @@ pub enum ClientEvent {
     /// An engine event: state changes, notifications, rejections, dropped actions, resyncs,
     /// lost subscriptions, malformed frames (never `Response` or `ServerRequest`).
     Protocol(Event),
+    /// A 1.0 host's notification, typed as AHP 1.0 defines it (`root/sessionAdded`,
+    /// `progress`, `auth/required`, ...; any other method as sent). A 0.3.0 host's arrive as
+    /// `Protocol(Event::Notification(..))`. Feature `v1`.
+    #[cfg(feature = "v1")]
+    NotificationV1(Box<ServerNotificationV1>),
     /// A reconnection attempt failed; another follows unless the policy gives up.
     ReconnectFailed {
         /// 1-based attempt number.
@@ -47,4 +54,9 @@ pub enum SubscriptionEvent {
     },
     /// The subscription ended without being asked to (e.g. the session was disposed).
     Lost(String),
+    /// What happened to a 1.0 channel's mirror, when the host speaks 1.0: its changes, a
+    /// rejection, dropped own actions, a watch's changes (the 0.3.0 forms above are 0.3.0's
+    /// only). Feature `v1`.
+    #[cfg(feature = "v1")]
+    V1(Box<ChannelEventV1>),
 }

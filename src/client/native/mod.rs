@@ -2,6 +2,47 @@
 //! [`MultiHostClient`] for several. A thin driver around the sans-IO
 //! [`Engine`](crate::client::Engine).
 //!
+//! On an AHP 1.0 connection (offer `"1.0.0"`): the 1.0 commands are [`AhpClient::v1`]'s, an
+//! own action goes out with [`AhpClient::dispatch_v1`], a channel's optimistic state is
+//! [`AhpClient::state_v1`], and its changes and the host's typed notifications arrive on
+//! [`AhpClient::events`] (a [`Subscription`] handle has its channel's: `state_v1`,
+//! `dispatch_v1`, and `SubscriptionEvent::V1` from `next_event`):
+//!
+//! ```no_run
+//! use ahp_wasm::client::engine::Event;
+//! use ahp_wasm::client::native::{AhpClient, ClientEvent, ConnectOptions};
+//! use ahp_wasm::protocol::v1::{ListSessionsParams, StateAction};
+//! use ahp_wasm::sync::v1::AnyState;
+//!
+//! # async fn run(token: String, action: StateAction) -> Result<(), ahp_wasm::client::Error> {
+//! let options = ConnectOptions {
+//!     token: Some(token),
+//!     protocol_versions: vec!["1.0.0".into()],
+//!     ..Default::default()
+//! };
+//! let client = AhpClient::connect("ws://127.0.0.1:8080/ahp", options).await?;
+//! let sessions = client.v1().list_sessions(ListSessionsParams::default()).await?;
+//! let mut events = client.events();
+//! client.subscribe("ahp-chat:/1").await?;
+//! let seq = client.dispatch_v1("ahp-chat:/1", action)?; // applied locally at once
+//! while let Ok(event) = events.recv().await {
+//!     match event {
+//!         // One per channel per batch of envelopes; the state is the optimistic one.
+//!         ClientEvent::Protocol(Event::ChannelV1(change)) => {
+//!             if let Some(AnyState::Chat(chat)) = client.state_v1(change.channel()) {
+//!                 println!("{}: {} turns", chat.title, chat.turns.len());
+//!             }
+//!         }
+//!         ClientEvent::NotificationV1(n) => println!("{}", n.method()), // typed as 1.0's
+//!         _ => {}
+//!     }
+//! }
+//! # let _ = (sessions, seq); Ok(()) }
+//! ```
+//!
+//! On AHP 0.3.0 (the default offer), a subscription handle carries its channel's state and
+//! events:
+//!
 //! ```no_run
 //! use ahp_wasm::client::native::{AhpClient, ConnectOptions};
 //! use ahp_wasm::protocol::{ListSessionsParams, SessionState, StateAction};
@@ -97,7 +138,8 @@ pub struct ConnectOptions {
     /// [`EngineConfig::protocol_versions`](crate::client::engine::EngineConfig::protocol_versions)).
     /// When the host chooses `"1.0.0"`, use [`AhpClient::v1`] (its commands),
     /// [`AhpClient::dispatch_v1`] and [`AhpClient::state_v1`]; 1.0 channel events arrive on
-    /// [`AhpClient::events`].
+    /// [`AhpClient::events`] and on the channel's [`Subscription`] (`SubscriptionEvent::V1`,
+    /// with its `state_v1` and `dispatch_v1`).
     pub protocol_versions: Vec<String>,
     /// Declared client capabilities.
     pub capabilities: Option<ClientCapabilities>,

@@ -71,6 +71,36 @@ impl Subscription {
         self.inner.dispatch(&self.uri, action)
     }
 
+    /// The optimistic state of this 1.0 channel (a copy), when the host speaks 1.0.
+    #[cfg(feature = "v1")]
+    pub fn state_v1(&self) -> Option<crate::sync::v1::AnyState> {
+        self.inner.engine().mirror_v1(&self.uri).map(|m| m.state())
+    }
+
+    /// The last server-acknowledged state of this 1.0 channel (a copy).
+    #[cfg(feature = "v1")]
+    pub fn confirmed_state_v1(&self) -> Option<crate::sync::v1::AnyState> {
+        self.inner
+            .engine()
+            .mirror_v1(&self.uri)
+            .map(|m| m.confirmed())
+    }
+
+    /// Own actions awaiting their echo on this 1.0 channel.
+    #[cfg(feature = "v1")]
+    pub fn pending_count_v1(&self) -> usize {
+        let engine = self.inner.engine();
+        engine.mirror_v1(&self.uri).map_or(0, |m| m.pending_count())
+    }
+
+    /// Dispatches an AHP 1.0 action on this channel, when the host speaks 1.0 (see
+    /// [`AhpClient::dispatch_v1`](super::AhpClient::dispatch_v1)); returns its `clientSeq`.
+    #[cfg(feature = "v1")]
+    pub fn dispatch_v1(&self, action: crate::protocol::v1::StateAction) -> Result<u64, Error> {
+        self.inner
+            .with_engine(|engine, now| engine.dispatch_v1(&self.uri, action, now))
+    }
+
     /// The next event; `None` once the client is gone or the channel unsubscribed. Events
     /// missed by a slow reader are skipped (the state is always current).
     pub async fn next_event(&mut self) -> Option<SubscriptionEvent> {

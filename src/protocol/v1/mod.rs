@@ -13,6 +13,7 @@
 mod command_table;
 mod generated;
 pub mod jsonrpc;
+pub mod methods;
 
 // The generated code reaches the shared machinery as `super::…`, as 0.3.0's does.
 use super::{decode, encode, tagged, wire};
