@@ -457,7 +457,7 @@ export type ClientDispatchableActionType =
   | 'terminal/titleChanged'
   | 'terminal/cleared'
   ;
-/** The actions clients may dispatch (what `dispatch` accepts). */
+/** The actions clients may dispatch. */
 export type ClientDispatchableAction = Extract<StateAction, { type: ClientDispatchableActionType }>;
 /** Whether clients may dispatch this action (or action type) at all. */
 export declare function isClientDispatchable(action: StateAction | string): boolean;
