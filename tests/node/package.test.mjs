@@ -166,11 +166,11 @@ test('ahp-wasm/v1 is the default entry itself, ahp-wasm/v0.3 a module of its own
   assert.notEqual(v03.AhpError, main.AhpError);
 });
 
-// The size budget of issue 33: each entry's module and JS (what an app that imports it loads;
-// mcp-apps.js is its own entry) at most 300,000 B gzipped, as scripts/build-pkg.sh counts them.
+// The size budget: each entry's module and JS (what an app that imports it loads; mcp-apps.js is
+// its own entry) at most 300,000 B gzipped, as scripts/build-pkg.sh counts them.
 test('each entry is at most 300,000 B gzipped (wasm + JS)', async () => {
-  const { gzipSync } = await import('node:zlib');
-  const gzip = (buffer) => gzipSync(buffer, { level: 9 }).length;
+  // GNU gzip, as the script (zlib's deflate makes a few KB more of the module).
+  const gzip = (buffer) => execFileSync('gzip', ['-9'], { input: buffer, maxBuffer: 1 << 26 }).length;
   const jsOf = (dir, skip) =>
     readdirSync(`${PKG}${dir}`, { recursive: true })
       .map(String)
@@ -181,7 +181,7 @@ test('each entry is at most 300,000 B gzipped (wasm + JS)', async () => {
     const js = jsOf(dir, skip);
     assert.ok(js.length > 10, `${entry}: its JS files`);
     const total = gzip(readFileSync(`${PKG}${dir}ahp_wasm_bg.wasm`)) + gzip(Buffer.concat(js));
-    assert.ok(total <= 300_000, `${entry}: ${total} B gzipped`);
+    assert.ok(total > 200_000 && total <= 300_000, `${entry}: ${total} B gzipped`);
   }
 });
 
