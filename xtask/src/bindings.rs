@@ -112,9 +112,7 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
     check_error_classes("js/errors.js", &read("js/errors.js")?, Style::Js)?;
     check_error_classes("js/common.d.ts", &read("js/common.d.ts")?, Style::Dts)?;
     if check {
-        println!(
-            "js/index.d.ts, js/errors.js, js/error-classes.js, js/render.js are up to date"
-        );
+        println!("js/index.d.ts, js/errors.js, js/error-classes.js, js/render.js are up to date");
     }
     Ok(())
 }
@@ -461,7 +459,10 @@ mod tests {
         let root = root();
         let text = std::fs::read_to_string(root.join(V1_DECLARATIONS)).unwrap();
         let generated = v1_declarations(&root).unwrap();
-        assert!(generated == text, "{V1_DECLARATIONS} is stale: run the codegen");
+        assert!(
+            generated == text,
+            "{V1_DECLARATIONS} is stale: run the codegen"
+        );
         assert!(text.contains("createChat(params: CreateChatParams)"));
         assert!(text.contains("export declare function isClientDispatchable("));
         let edited = text.replace(
