@@ -1,5 +1,5 @@
 // The mirror benchmark in headless Chromium: the same measurement as bench/node-client.mjs
-// (bench/client-core.mjs), run in a page that loads the package's browser entry (pkg/web.js).
+// (bench/client-core.mjs), run in a page that loads the package's AHP 0.3.0 browser entry (pkg/v0.3/web.js).
 // A loopback server serves the repository and the workload; playwright-core drives Debian's
 // Chromium and collects the figures.
 //
@@ -65,11 +65,11 @@ async function memoryOf(browser, n) {
     });
     await page.goto(`${origin}/`);
     return await page.evaluate(async ({ n, count }) => {
-      const sdk = await import('/pkg/web.js');
+      const sdk = await import('/pkg/v0.3/web.js');
       await sdk.init();
       const core = await import('/bench/client-core.mjs');
       // The glue's init returns the exports sdk.init() already loaded; they hold the memory.
-      const memory = (await (await import('/pkg/ahp_wasm.js')).default()).memory;
+      const memory = (await (await import('/pkg/v0.3/ahp_wasm.js')).default()).memory;
       if (!(memory instanceof WebAssembly.Memory)) throw new Error('the package exposes no wasm memory');
       const initialText = await (await fetch(`/workload/${n}/initial.json`)).text();
       const lines = (await (await fetch(`/workload/${n}/envelopes.jsonl`)).text()).split('\n').filter((l) => l);
@@ -100,7 +100,7 @@ try {
   const rows = [];
   for (const n of sizes) {
     const row = await page.evaluate(async ({ n, runs }) => {
-      const sdk = await import('/pkg/web.js');
+      const sdk = await import('/pkg/v0.3/web.js');
       await sdk.init();
       const core = await import('/bench/client-core.mjs');
       const initialText = await (await fetch(`/workload/${n}/initial.json`)).text();

@@ -63,7 +63,7 @@ try {
     const { uri, initialText, envelopeLines } = loadWorkload(n);
     workload = { uri, initialText, frames: framesOf(envelopeLines) };
     const times = await page.evaluate(async ({ port, uri, count, runs }) => {
-      const sdk = await import('/pkg/web.js');
+      const sdk = await import('/pkg/v0.3/web.js');
       await sdk.init();
       const once = async (transport) => {
         const options = { initialSubscriptions: [uri], reconnect: false, keepaliveMs: 0 };

@@ -4,7 +4,7 @@
 // UI would. The frames reach the SDK through a custom transport (no socket: what is timed is the
 // SDK's parse + reconcile + render path, not the network).
 //
-// `sdk` is the package module (`ahp-wasm` in Node, `pkg/web.js` in a page, already initialized).
+// `sdk` is the package module (`ahp-wasm/v0.3` in Node, `pkg/v0.3/web.js` in a page, already initialized).
 
 /** Wraps each envelope line in the `action` notification the server sends. Not timed. */
 export function framesOf(envelopeLines) {

@@ -1,7 +1,7 @@
 // AHP 1.0 against 0.3.0 in Node, interleaved in one process: the mirror path (the standard
 // stream as text frames through a wasm `Subscription`, `state` read after every action, as
-// bench/node-client.mjs) of `ahp-wasm/v1` on a chat channel (bench/gen-stream-v1.mjs) against
-// `ahp-wasm` on a session channel (bench/gen-stream.mjs), and the reducers called from JS on the
+// bench/node-client.mjs) of `ahp-wasm` (AHP 1.0) on a chat channel (bench/gen-stream-v1.mjs) against
+// `ahp-wasm/v0.3` on a session channel (bench/gen-stream.mjs), and the reducers called from JS on the
 // same streams: 1.0's `chatReducer` against 0.3.0's `sessionReducer` (as bench/node-reducer.mjs).
 // Each round runs one pass of each of the four, in turn, so a loaded machine slows them alike.
 // Reports ns/action (median of the rounds, min, max) and the ratio 1.0 / 0.3.0 of the medians;
@@ -9,8 +9,8 @@
 //
 //   node bench/node-client-v1.mjs                 (after scripts/build-pkg.sh)
 //   AHP_BENCH_RUNS=5  AHP_BENCH_SIZES=50,500  AHP_BENCH_DIR=dir (workloads: dir/ and dir-v1/)
-import * as v03 from 'ahp-wasm';
-import * as v1 from 'ahp-wasm/v1';
+import * as v03 from 'ahp-wasm/v0.3';
+import * as v1 from 'ahp-wasm';
 import { readFileSync } from 'node:fs';
 import { checkFinal, framesOf, median, runOnce, WARM_UP_MS } from './client-core.mjs';
 import { loadWorkload, loadWorkloadV1 } from './workload.mjs';
@@ -69,7 +69,7 @@ for (const n of sizes) {
   rows.push({ n, actions, warmUp, times });
 }
 
-console.log(`AHP 1.0 (ahp-wasm/v1) against 0.3.0 (ahp-wasm) in Node ${process.version}, interleaved, ${runs} rounds each`);
+console.log(`AHP 1.0 (ahp-wasm) against 0.3.0 (ahp-wasm/v0.3) in Node ${process.version}, interleaved, ${runs} rounds each`);
 console.log('| turns | path | ns/action (median) | min | max | 1.0 / 0.3.0 |');
 console.log('|---:|---|---:|---:|---:|---:|');
 for (const { n, times } of rows) {

@@ -11,7 +11,7 @@
 // The memory figure of each size is measured in a fresh child process
 // (`node --expose-gc bench/node-client.mjs --memory-child N`, printing JSON): in the timing
 // process the garbage of earlier runs would blur the delta.
-import * as sdk from 'ahp-wasm';
+import * as sdk from 'ahp-wasm/v0.3';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { framesOf, measureHeld, printResults, timedRow, timedRuns } from './client-core.mjs';
@@ -26,7 +26,7 @@ const now = () => Number(process.hrtime.bigint());
 async function wasmMemory() {
   // Not in the package's exports map, so reached by file next to the resolved entry (the same
   // module instance the entry initialized).
-  const glue = await import(new URL('./ahp_wasm.js', import.meta.resolve('ahp-wasm')).href);
+  const glue = await import(new URL('./ahp_wasm.js', import.meta.resolve('ahp-wasm/v0.3')).href);
   const memory = glue.initSync()?.memory;
   if (!(memory instanceof WebAssembly.Memory)) throw new Error('the package exposes no wasm memory');
   return memory;

@@ -1,4 +1,4 @@
-// Times the wasm `sessionReducer` of the built package (pkg/, as 'ahp-wasm') in Node on the
+// Times the wasm `sessionReducer` of the built package (pkg/, as 'ahp-wasm/v0.3') in Node on the
 // standard workload (bench/gen-stream.mjs): a session with 50 or 500 completed turns and an active
 // turn, then 20,600 actions. Reports ns/action over the whole stream, median of 5 runs after a
 // second of untimed warm-up runs (min and max beside it, and the first, cold run), the first
@@ -10,7 +10,7 @@
 //   AHP_BENCH_DIR=dir                           where the workload is written (default bench-workload/)
 //   AHP_BENCH_RUNS=5  AHP_BENCH_SIZES=50,500  AHP_BENCH_ACTIONS=20600   (smaller values for a quick look)
 import { readFileSync } from 'node:fs';
-import { sessionReducer } from 'ahp-wasm';
+import { sessionReducer } from 'ahp-wasm/v0.3';
 import { loadWorkload } from './workload.mjs';
 
 const runs = Number(process.env.AHP_BENCH_RUNS ?? 5);
@@ -59,7 +59,7 @@ for (const n of sizes) {
   rows.push({ n, actions: actions.length, cold, warmUpRuns, first: median(firsts), median: median(times), min: Math.min(...times), max: Math.max(...times), p1: p1?.content?.length ?? 0, toolCalls });
 }
 
-console.log(`wasm sessionReducer in Node ${process.version} (ahp-wasm pkg/), ${runs} runs each`);
+console.log(`wasm sessionReducer in Node ${process.version} (ahp-wasm/v0.3, pkg/v0.3/), ${runs} runs each`);
 console.log('| turns | actions | ns/action (median) | min | max | first run (cold) | first call, ms (full conversion) | final p1 chars | final tool calls |');
 console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {

@@ -1,7 +1,7 @@
 // Profiles the mirror hot path in Node (the loop of bench/node-client.mjs only, not setup):
 // self time per function, JS and wasm (build the package without wasm-opt to keep wasm names).
 //   node bench/profile-client.mjs [turns=500] [runs=5] [top=40]
-import * as sdk from 'ahp-wasm';
+import * as sdk from 'ahp-wasm/v0.3';
 import { Session } from 'node:inspector/promises';
 import { framesOf, openMirror } from './client-core.mjs';
 import { loadWorkload } from './workload.mjs';

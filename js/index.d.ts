@@ -1,9 +1,10 @@
-// Types of the package entry (js/node.js, js/web.js), AHP 0.3.0. Hand-written but for the
-// sections between `generated` markers (`cargo run -p xtask -- codegen`); the build script
-// copies it into pkg/. What does not depend on the protocol version (loading, errors,
-// transports, options, the client's version-independent members) is in common.d.ts, the
-// roles and handles (active client, terminals, changesets, `McpChannel`) in handles.d.ts, both
-// shared with the 1.0 entry (v1/index.d.ts). The wire types (SessionState, StateAction, ...) and the
+// Types of the AHP 0.3.0 entry `ahp-wasm/v0.3` (js/node.js, js/web.js over the 0.3.0 module).
+// Hand-written but for the sections between `generated` markers (`cargo run -p xtask --
+// codegen`); the build script copies it into pkg/v0.3/, its imports of the shared declarations
+// then `../`. What does not depend on the protocol version (loading, errors, transports,
+// options, the client's version-independent members) is in common.d.ts, the roles and handles
+// (active client, terminals, changesets, `McpChannel`) in handles.d.ts, both shared with the
+// default entry (AHP 1.0, v1/index.d.ts). The wire types (SessionState, StateAction, ...) and the
 // reducer signatures are generated from the Rust types (tsify + wasm-bindgen) into
 // ahp_wasm.d.ts.
 
@@ -457,7 +458,7 @@ export type ClientDispatchableActionType =
   | 'terminal/titleChanged'
   | 'terminal/cleared'
   ;
-/** The actions clients may dispatch (what `dispatch` accepts). */
+/** The actions clients may dispatch. */
 export type ClientDispatchableAction = Extract<StateAction, { type: ClientDispatchableActionType }>;
 /** Whether clients may dispatch this action (or action type) at all. */
 export declare function isClientDispatchable(action: StateAction | string): boolean;

@@ -1,5 +1,14 @@
-// Types of the `ahp-wasm/mcp-apps` entry (hand-written beside js/mcp-apps.js).
+// Types of the `ahp-wasm/mcp-apps` entry (hand-written beside js/mcp-apps.js), as they sit in
+// pkg/: './index.js' is the default entry (AHP 1.0), './v0.3/index.js' the AHP 0.3.0 entry. A
+// client of either entry mounts Apps; the entry's code is the default entry's (its `McpChannel`
+// and `AhpError`), over the client it is given.
 import type { AhpClient, AhpError, McpChannel } from './index.js';
+import type { AhpClient as AhpClient03, McpChannel as McpChannel03 } from './v0.3/index.js';
+
+/** A client of either entry: `ahp-wasm` (AHP 1.0) or `ahp-wasm/v0.3`. */
+export type McpAppClient = AhpClient | AhpClient03;
+/** The `McpChannel` type of client `C`'s entry. */
+export type McpChannelOf<C extends McpAppClient> = C extends AhpClient03 ? McpChannel03 : McpChannel;
 
 /** Why `mountMcpApp` failed. */
 export declare class McpAppError extends AhpError {
@@ -7,9 +16,9 @@ export declare class McpAppError extends AhpError {
   readonly kind: 'invalid-input' | 'no-tool-call' | 'not-an-app' | 'resource' | 'sandbox' | 'aborted';
 }
 
-export interface MountMcpAppOptions {
+export interface MountMcpAppOptions<C extends McpAppClient = McpAppClient> {
   /** A client connected with `capabilities: { mcpApps: {} }` (the host serves channels only then). */
-  client: AhpClient;
+  client: C;
   /** The session URI. */
   session: string;
   /** The App tool call: its `_meta.ui.resourceUri` names the View, its `contributor` the MCP server. */
@@ -40,14 +49,14 @@ export interface McpAppBridge {
   getAppVersion(): { name: string; version: string } | undefined;
 }
 
-/** A mounted App. */
-export interface McpAppHandle {
+/** A mounted App; `channel` is typed as the `McpChannel` of the client's entry. */
+export interface McpAppHandle<Channel = McpChannel | McpChannel03> {
   /** The outer (sandbox proxy) iframe. */
   readonly iframe: HTMLIFrameElement;
   /** The official ext-apps bridge speaking the View protocol to the App. */
   readonly bridge: McpAppBridge;
   /** The MCP server's channel the App's requests go over. */
-  readonly channel: McpChannel;
+  readonly channel: Channel;
   /** The UI resource (`ui://...`). */
   readonly resourceUri: string;
   /** Tears the View down and removes the iframe. */
@@ -68,7 +77,10 @@ export interface McpAppHandle {
  * // later: await app.close();
  * ```
  */
-export declare function mountMcpApp(element: HTMLElement, options: MountMcpAppOptions): Promise<McpAppHandle>;
+export declare function mountMcpApp<C extends McpAppClient>(
+  element: HTMLElement,
+  options: MountMcpAppOptions<C>,
+): Promise<McpAppHandle<McpChannelOf<C>>>;
 
 /** The tool call `id` of a session state (active turn first, then completed turns, newest first). */
 export declare function findToolCall(state: unknown, id: string): Record<string, unknown> | undefined;

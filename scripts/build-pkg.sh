@@ -4,13 +4,15 @@
 #   2. wasm-bindgen (the CLI at the exact version locked in Cargo.lock) --target web
 #   3. wasm-opt -Oz from the npm `binaryen` package (NOT Debian's binaryen, whose output fails to load)
 #   4. copies the hand-written entries from js/ (node.js, web.js over api.js and mcp-channel.js;
-#      index.d.ts, common.d.ts, handles.d.ts; the 1.0 entry's from js/v1/ into pkg/v1/), writes
+#      common.d.ts, handles.d.ts): the default entry `ahp-wasm` (AHP 1.0) into pkg/ with its
+#      reducers, names and declarations from js/v1/, the AHP 0.3.0 entry `ahp-wasm/v0.3` into
+#      pkg/v0.3/ with js/reducers.js, js/protocol.js and js/index.d.ts; writes
 #      generated.js (what the entries export without the WebAssembly module: the error
 #      classes of the errors.js snippet, the protocol version constants) and bundles
 #      the `ahp-wasm/mcp-apps` entry (js/mcp-apps.js with the official
 #      @modelcontextprotocol/ext-apps AppBridge, by esbuild) beside its sandbox proxy page;
 #      copies LICENSE; minifies the package's JS (white space, comments and syntax; names kept)
-#   5. checks the package loads in Node and works, and prints its size (raw and gzip).
+#   5. checks both entries load in Node and work, and prints their sizes (raw and gzip).
 #   scripts/build-pkg.sh             all of it
 #   scripts/build-pkg.sh --js-only   4 and 5 only, over the wasm already in pkg/ (after editing js/;
 #                                    the snippets wasm-bindgen copied from js/ are refreshed too)
@@ -77,31 +79,45 @@ if [ -z "$js_only" ]; then
       "$dir/ahp_wasm_bg.wasm" -o "$dir/ahp_wasm_bg.opt.wasm"
     mv "$dir/ahp_wasm_bg.opt.wasm" "$dir/ahp_wasm_bg.wasm"
   }
-  # The default entry (AHP 0.3.0 until the host speaks 1.0; see pkg/README.md), then the AHP
-  # 1.0 entry `ahp-wasm/v1` (built with feature `v1` alone: no 0.3.0 code in it).
-  build_module pkg
-  build_module pkg/v1 --no-default-features --features v1
+  # The default entry `ahp-wasm`, AHP 1.0 (built with feature `v1` alone: no 0.3.0 code in
+  # it), then the AHP 0.3.0 entry `ahp-wasm/v0.3` (the default features: no 1.0 code). pkg/
+  # first: emptying it removes pkg/v0.3/ too.
+  build_module pkg --no-default-features --features v1
+  build_module pkg/v0.3
 
 else
-  for dir in pkg pkg/v1; do
+  for dir in pkg pkg/v0.3; do
     [ -f $dir/ahp_wasm_bg.wasm ] && [ -f $dir/ahp_wasm.js ] || die "--js-only: $dir has no built wasm; run scripts/build-pkg.sh"
   done
-  echo "build-pkg: --js-only: the entries from js/ over the wasm already in pkg/ and pkg/v1/"
+  echo "build-pkg: --js-only: the entries from js/ over the wasm already in pkg/ and pkg/v0.3/"
   # The snippets are verbatim copies of js/ files (wasm-bindgen copies them): refresh them too.
-  for snippet in pkg/snippets/*/js/*.js pkg/v1/snippets/*/js/*.js; do
+  for snippet in pkg/snippets/*/js/*.js pkg/v0.3/snippets/*/js/*.js; do
     [ -f "js/$(basename "$snippet")" ] && cp "js/$(basename "$snippet")" "$snippet"
   done
 fi
 
-# The entries' modules, the same for both versions but the reducers and the types.
-entry_js=(js/node.js js/web.js js/api.js js/module-state.js js/error-classes.js js/protocol.js
+# The entries' modules, the same for both versions but the reducers, the named values
+# (protocol.js) and the types.
+entry_js=(js/node.js js/web.js js/api.js js/module-state.js js/error-classes.js
   js/in-memory-transport.js js/websocket.js js/mcp-channel.js js/active-client.js js/terminal.js
   js/changeset.js js/schema-check.js)
-cp "${entry_js[@]}" js/reducers.js js/index.d.ts js/common.d.ts js/handles.d.ts pkg/
-cp "${entry_js[@]}" js/v1/reducers.js js/v1/index.d.ts js/v1/reducers.d.ts js/v1/types.d.ts pkg/v1/
-# The 1.0 entry's named values are 1.0's (js/v1/protocol.js, generated), not 0.3.0's; its
-# declarations import the shared ones from ../common.d.ts and ../handles.d.ts.
-cp js/v1/protocol.js pkg/v1/protocol.js
+# copy_dts SRC DEST FROM TO: a declaration file whose imports of the shared declarations
+# (common.d.ts, handles.d.ts) say FROM in js/ and TO where the file goes in pkg/.
+copy_dts() {
+  sed -e "s#'$3common\.js'#'$4common.js'#; s#'$3handles\.js'#'$4handles.js'#" "$1" >"$2"
+  grep -q "'$3common\.js'\|'$3handles\.js'" "$2" && die "$2: an import of $3 left"
+  return 0
+}
+# AHP 1.0, the default entry: the shared modules, 1.0's reducers and named values (js/v1/,
+# generated), its declarations (js/v1/, beside the shared ones in js/: './' in pkg/).
+cp "${entry_js[@]}" js/v1/reducers.js js/v1/protocol.js js/v1/reducers.d.ts js/v1/types.d.ts \
+  js/common.d.ts js/handles.d.ts pkg/
+copy_dts js/v1/index.d.ts pkg/index.d.ts ../ ./
+copy_dts js/v1/generated.d.ts pkg/generated.d.ts ../ ./
+# AHP 0.3.0, `ahp-wasm/v0.3`: the same modules over 0.3.0's reducers and names; its declarations
+# import the shared ones from the package root.
+cp "${entry_js[@]}" js/reducers.js js/protocol.js pkg/v0.3/
+copy_dts js/index.d.ts pkg/v0.3/index.d.ts ./ ../
 
 # The MCP Apps entry: our glue plus ext-apps' AppBridge (and what it imports) in one ES module;
 # the package's own modules stay imports (the app's instance of the package is the one used).
@@ -143,7 +159,7 @@ write_generated() {
   } >"$dir/generated.js"
 }
 write_generated pkg
-write_generated pkg/v1
+write_generated pkg/v0.3
 
 # The package's JS without comments and white space (esbuild's whitespace and syntax
 # minification, file by file): about 40% of its gzipped size is the doc comments, which the
@@ -160,20 +176,28 @@ done
 node --input-type=module -e '
   const m = await import(new URL("pkg/node.js", "file://" + process.cwd() + "/").href);
   await m.init();
-  if (m.PROTOCOL_VERSION !== "0.3.0") throw new Error("PROTOCOL_VERSION is " + m.PROTOCOL_VERSION);
+  if (m.PROTOCOL_VERSION !== "1.0.0") throw new Error("ahp-wasm PROTOCOL_VERSION is " + m.PROTOCOL_VERSION);
+  if (typeof m.AhpClient?.connect !== "function") throw new Error("ahp-wasm has no AhpClient.connect");
+  const chat = { resource: "ahp-chat:/c", title: "", status: 1, modifiedAt: "1970-01-01T00:00:01.000Z", turns: [] };
+  if (m.chatReducer(chat, { type: "no/such-action" }) !== chat) throw new Error("unknown action did not return the state");
+  let threw = false;
+  try { m.chatReducer({}, { type: "chat/truncated" }); } catch (e) { threw = e instanceof m.InvalidInputError; }
+  if (!threw) throw new Error("bad input did not throw InvalidInputError");
+  if (!m.isClientDispatchable("chat/turnStarted") || m.isClientDispatchable({ type: "chat/delta" })) {
+    throw new Error("isClientDispatchable is wrong");
+  }
+' || die "the built default entry (pkg/, AHP 1.0) does not load in Node"
+node --input-type=module -e '
+  const m = await import(new URL("pkg/v0.3/node.js", "file://" + process.cwd() + "/").href);
+  await m.init();
+  if (m.PROTOCOL_VERSION !== "0.3.0") throw new Error("ahp-wasm/v0.3 PROTOCOL_VERSION is " + m.PROTOCOL_VERSION);
   const state = { root: "file:///w", recursive: true };
   const out = m.resourceWatchReducer(state, { type: "no/such-action" });
   if (out !== state) throw new Error("unknown action did not return the state");
   let threw = false;
   try { m.sessionReducer({}, { type: "session/ready" }); } catch (e) { threw = e instanceof m.InvalidInputError; }
   if (!threw) throw new Error("bad input did not throw InvalidInputError");
-' || die "the built package does not load in Node"
-node --input-type=module -e '
-  const m = await import(new URL("pkg/v1/node.js", "file://" + process.cwd() + "/").href);
-  await m.init();
-  if (m.PROTOCOL_VERSION !== "1.0.0") throw new Error("ahp-wasm/v1 PROTOCOL_VERSION is " + m.PROTOCOL_VERSION);
-  if (typeof m.AhpClient?.connect !== "function") throw new Error("ahp-wasm/v1 has no AhpClient.connect");
-' || die "the built 1.0 entry (pkg/v1) does not load in Node"
+' || die "the built AHP 0.3.0 entry (pkg/v0.3) does not load in Node"
 
 # Size: the wasm module and the JS glue (generated glue, entries and snippets), raw and gzip.
 size_of() { cat "$@" | wc -c | tr -d ' '; }
@@ -182,15 +206,15 @@ gzip_of() { cat "$@" | gzip -9 | wc -c | tr -d ' '; }
 # nested entry's), raw and gzip.
 print_size() {
   local label=$1 dir=$2 js_files
-  mapfile -t js_files < <(find "$dir" -path "$dir/v1" -prune -o -name '*.js' ! -name mcp-apps.js -print | sort)
-  printf '  %-28s %10s %10s\n' "$label: ahp_wasm_bg.wasm" "$(size_of "$dir/ahp_wasm_bg.wasm")" "$(gzip_of "$dir/ahp_wasm_bg.wasm")"
-  printf '  %-28s %10s %10s\n' "$label: JS" "$(size_of "${js_files[@]}")" "$(gzip_of "${js_files[@]}")"
-  printf '  %-28s %10s %10s\n' "$label: total" "$(size_of "$dir/ahp_wasm_bg.wasm" "${js_files[@]}")" \
+  mapfile -t js_files < <(find "$dir" -path "$dir/v0.3" -prune -o -name '*.js' ! -name mcp-apps.js -print | sort)
+  printf '  %-36s %10s %10s\n' "$label: ahp_wasm_bg.wasm" "$(size_of "$dir/ahp_wasm_bg.wasm")" "$(gzip_of "$dir/ahp_wasm_bg.wasm")"
+  printf '  %-36s %10s %10s\n' "$label: JS" "$(size_of "${js_files[@]}")" "$(gzip_of "${js_files[@]}")"
+  printf '  %-36s %10s %10s\n' "$label: total" "$(size_of "$dir/ahp_wasm_bg.wasm" "${js_files[@]}")" \
     "$(( $(gzip_of "$dir/ahp_wasm_bg.wasm") + $(gzip_of "${js_files[@]}") ))"
 }
 printf 'build-pkg: pkg/ built\n'
-printf '  %-28s %10s %10s\n' "" "raw" "gzip -9"
-print_size "ahp-wasm" pkg
-print_size "ahp-wasm/v1" pkg/v1
-printf '  %-28s %10s %10s\n' "mcp-apps.js (own entry)" "$(size_of pkg/mcp-apps.js pkg/mcp-app-sandbox.html)" \
+printf '  %-36s %10s %10s\n' "" "raw" "gzip -9"
+print_size "ahp-wasm (AHP 1.0)" pkg
+print_size "ahp-wasm/v0.3" pkg/v0.3
+printf '  %-36s %10s %10s\n' "mcp-apps.js (own entry)" "$(size_of pkg/mcp-apps.js pkg/mcp-app-sandbox.html)" \
   "$(( $(gzip_of pkg/mcp-apps.js) + $(gzip_of pkg/mcp-app-sandbox.html) ))"

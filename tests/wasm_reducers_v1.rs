@@ -19,7 +19,7 @@
 //!   any JS type are rejected or reduced, never a trap.
 //!
 //! Runs in headless Chromium (scripts/wasm-test-runner.sh); the same fixtures run in Node through
-//! the built package's `ahp-wasm/v1` entry (tests/node/v1-entry.test.mjs). Natively, or without
+//! the built package's default entry `ahp-wasm` (tests/node/v1-entry.test.mjs). Natively, or without
 //! feature `v1`, this file is empty.
 #![cfg(all(target_arch = "wasm32", feature = "v1"))]
 

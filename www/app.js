@@ -1,4 +1,5 @@
-// The ahp-host page: a small AHP client built on the ahp-wasm SDK (served by the host under /pkg/).
+// The ahp-host page: a small AHP client built on the ahp-wasm SDK (served by the host under /pkg/;
+// the page speaks AHP 0.3.0 for now: the `ahp-wasm/v0.3` entry, /pkg/v0.3/web.js).
 //
 // - Connects with the `tkn` query parameter of the page URL; shows the connection state.
 // - Keeps the session list from `listSessions` plus the root channel's `root/session*`

@@ -36,7 +36,7 @@ export async function connect() {
   try {
     if (!app.sdk) {
       // The SDK's browser entry; init() compiles its WebAssembly module while it downloads.
-      const sdk = await import('/pkg/web.js');
+      const sdk = await import('/pkg/v0.3/web.js');
       await sdk.init();
       app.sdk = sdk;
     }

@@ -1,5 +1,5 @@
-//! The protocol version the bindings speak: AHP 1.0 in a build with feature `v1` (the
-//! package's `ahp-wasm/v1` entry), AHP 0.3.0 without it (its default entry). One build speaks
+//! The protocol version the bindings speak: AHP 1.0 in a build with feature `v1` alone (the
+//! package's default entry `ahp-wasm`), AHP 0.3.0 without it (its `ahp-wasm/v0.3` entry). One build speaks
 //! one version, so neither entry carries the other's types, reducers and mirrors; the rest of
 //! the bindings is written once against the names here.
 

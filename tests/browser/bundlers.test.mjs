@@ -3,8 +3,9 @@
 // flag of pkg/README.md, "Loading") and webpack 5, served from a loopback HTTP server, loaded in
 // headless Chromium, and run against the real ahp-host: before the module is loaded a reducer
 // refuses with the typed error; then the app connects (Vite and webpack: with no init() at all,
-// `connect` loads the module), creates a session, subscribes, sends a message and sees the
-// agent's reply in the mirrored state. The package is installed into the app from the tarball
+// `connect` loads the module), creates a session, subscribes to it and its default chat, sends a
+// message and sees the agent's reply in the mirrored chat. The app imports the default entry
+// (AHP 1.0): the one .wasm a build emits is the 1.0 module, no 0.3.0 code comes along. The package is installed into the app from the tarball
 // `npm pack` makes of pkg/, as a user gets it. Run: node --test tests/browser/ (after
 // scripts/build-pkg.sh); host and browser as in harness.mjs.
 import { test } from 'node:test';
@@ -38,16 +39,18 @@ async function main() {
   }
   INIT
   const client = await AhpClient.connect(url, { token, reconnect: false });
-  const channel = 'ahp-session:/bundled-' + params.get('name');
+  const id = 'bundled-' + params.get('name');
+  const channel = 'ahp-session:/' + id;
   await client.createSession({ channel });
   const session = await client.subscribe(channel);
+  const chat = await client.subscribe(session.state.defaultChat ?? 'ahp-chat:/' + id + '/default');
   const text = 'Hello from a bundle: ' + params.get('nonce');
   const replied = new Promise((resolve) =>
-    session.onChange((state) => {
+    chat.onChange((state) => {
       if (!state.activeTurn && state.turns.length === 1) resolve(state);
     }),
   );
-  session.dispatch({ type: 'session/turnStarted', turnId: 't1', message: { text, origin: { kind: 'user' } } });
+  chat.dispatch({ type: 'chat/turnStarted', turnId: 't1', startedAt: new Date().toISOString(), message: { text, origin: { kind: 'user' } } });
   const state = await replied;
   client.close();
   return { before, version: PROTOCOL_VERSION, text, turn: state.turns[0] };
@@ -118,7 +121,7 @@ async function runApp(t, name, dist) {
     const r = await page.evaluate(() => window.__result);
     assert.equal(r.failed, undefined, r.failed);
     assert.equal(r.before, 'notInitialized', 'a reducer before the module is loaded throws kind notInitialized');
-    assert.equal(r.version, '0.3.0');
+    assert.equal(r.version, '1.0.0');
     assert.equal(r.turn.message.text, r.text);
     const reply = JSON.stringify(r.turn.responseParts);
     assert.match(reply, /You said/, 'the agent replied');

@@ -196,7 +196,7 @@ export async function sdkPage(t, { modules = {}, hostArgs = [] } = {}) {
     .join('\n  ');
   writeFileSync(join(www, 'index.html'), `<!doctype html><meta charset="utf-8"><title>ahp-wasm SDK page</title>
 <script type="module">
-  const sdk = await import('/pkg/web.js');
+  const sdk = await import('/pkg/v0.3/web.js');
   await sdk.init();
   window.sdk = sdk;
   window.modules = {};

@@ -173,7 +173,7 @@ test('MCP Apps: a real MCP server\'s App rendered in the page, sandboxed, callin
     assert.deepEqual(refused, { name: 'RpcError', code: -32601, isRpc: true });
 
     // A client without capabilities.mcpApps: no mcpApp, no channel, ChannelUnavailableError.
-    const sdk = await import(new URL('../../pkg/node.js', import.meta.url).href);
+    const sdk = await import(new URL('../../pkg/v0.3/node.js', import.meta.url).href);
     plain = await sdk.AhpClient.connect(`ws://${new URL(url).host}/ahp`, { token: TOKEN });
     const sub = await plain.subscribe(session);
     const seen = sub.state.customizations.find((c) => c.id === 'mcp/basic');

@@ -45,14 +45,14 @@ const lastTurn = (page) => page.locator('[data-testid=turn]').last();
 test('expected during a host restart: failed connections to its /ahp, nothing else', () => {
   const page = 'http://127.0.0.1:40123/?tkn=t0k';
   const expected = [
-    "C console.error: WebSocket connection to 'ws://127.0.0.1:40123/ahp?tkn=t0k' failed: Error in connection establishment: net::ERR_CONNECTION_REFUSED (http://127.0.0.1:40123/pkg/web.js:1)",
+    "C console.error: WebSocket connection to 'ws://127.0.0.1:40123/ahp?tkn=t0k' failed: Error in connection establishment: net::ERR_CONNECTION_REFUSED (http://127.0.0.1:40123/pkg/v0.3/web.js:1)",
     'C console.error: Failed to load resource: net::ERR_CONNECTION_REFUSED (http://127.0.0.1:40123/ahp?tkn=t0k:0)',
   ];
   const problems = [
     'C pageerror: Cannot read properties of undefined',
-    'C console.error: Failed to load resource: net::ERR_CONNECTION_REFUSED (http://127.0.0.1:40123/pkg/web.js:0)',
+    'C console.error: Failed to load resource: net::ERR_CONNECTION_REFUSED (http://127.0.0.1:40123/pkg/v0.3/web.js:0)',
     'C console.error: Failed to load resource: the server responded with a status of 500 () (http://127.0.0.1:40123/ahp?tkn=t0k:0)',
-    "C console.error: WebSocket connection to 'ws://127.0.0.1:9/ahp?tkn=t0k' failed: (http://127.0.0.1:40123/pkg/web.js:1)",
+    "C console.error: WebSocket connection to 'ws://127.0.0.1:9/ahp?tkn=t0k' failed: (http://127.0.0.1:40123/pkg/v0.3/web.js:1)",
     'C console.error: Failed to load resource: net::ERR_CONNECTION_REFUSED (http://example.test/ahp?tkn=t0k:0)',
   ];
   for (const m of expected) assert.ok(isConnectionErrorToHost(m, page), `expected: ${m}`);

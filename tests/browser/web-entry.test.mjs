@@ -1,5 +1,7 @@
-// The package's browser entry (pkg/web.js: ES module without top-level await; `init()` fetches
-// and compiles the .wasm next to it) loaded by a page in headless Chromium, with no bundler: the
+// The package's AHP 0.3.0 browser entry (pkg/v0.3/web.js, `ahp-wasm/v0.3`; the default entry is
+// the same js/web.js over the 1.0 module, loaded in pages by tests/browser/bundlers.test.mjs):
+// ES module without top-level await; `init()` fetches
+// and compiles the .wasm next to it), loaded by a page in headless Chromium, with no bundler: the
 // import loads no wasm, reducers before init() throw the typed error, `AhpClient.connect` loads the
 // module itself (sharing the load with init()), init() is idempotent. The
 // page reports back to this test's loopback server, which records the order of requests. Text
@@ -21,7 +23,7 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>ahp-wasm web entry</ti
 <script type="module">
   const report = (result) => fetch('/result', { method: 'POST', body: JSON.stringify(result) });
   try {
-    const ahp = await import('/pkg/web.js');
+    const ahp = await import('/pkg/v0.3/web.js');
     await fetch('/imported'); // the server sees whether the wasm was requested before this
     const before = {
       version: ahp.PROTOCOL_VERSION,
@@ -158,7 +160,7 @@ test('the browser entry loads and works in headless Chromium without a bundler',
   const r = await Promise.race([result, timeout]);
   assert.equal(r.failed, undefined, r.failed);
   // No top-level await: the import resolved before the wasm was even requested.
-  const wasmAt = requests.indexOf('/pkg/ahp_wasm_bg.wasm');
+  const wasmAt = requests.indexOf('/pkg/v0.3/ahp_wasm_bg.wasm');
   assert.ok(wasmAt > requests.indexOf('/imported') && requests.indexOf('/imported') >= 0, `requests: ${requests.join(' ')}`);
   assert.equal(requests.filter((p) => p.endsWith('.wasm')).length, 1, `one wasm request: ${requests.join(' ')}`);
   assert.equal(r.before.version, '0.3.0');

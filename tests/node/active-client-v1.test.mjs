@@ -1,4 +1,4 @@
-// The active-client role on an AHP 1.0 connection (`ahp-wasm/v1`) against a scripted 1.0 host:
+// The active-client role on an AHP 1.0 connection (`ahp-wasm`) against a scripted 1.0 host:
 // the claim is `session/activeClientSet`, the calls this client owns are found on the session's
 // chat channels (subscribed to as the session state lists them) and answered with the
 // `chat/toolCall*` actions; calls of other clients are left alone; plugin files and the
@@ -6,7 +6,7 @@
 // Run: node --experimental-websocket --test tests/node/   (after scripts/build-pkg.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AhpClient, InvalidInputError, buildClientPlugin } from 'ahp-wasm/v1';
+import { AhpClient, InvalidInputError, buildClientPlugin } from 'ahp-wasm';
 import { ScriptedPeer, settle } from './scripted-peer.mjs';
 
 const SESSION = 'ahp-session:/s1';

@@ -5,7 +5,7 @@
 // client as contributor and `toolCallReady` with `confirmed: 'not-needed'` (running).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AhpClient, InvalidInputError, buildClientPlugin } from 'ahp-wasm';
+import { AhpClient, InvalidInputError, buildClientPlugin } from 'ahp-wasm/v0.3';
 import { startHost } from './host.mjs';
 
 /** Starts a turn with `text` and resolves with the finished turn. */

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AhpClient, RpcError } from 'ahp-wasm';
+import { AhpClient, RpcError } from 'ahp-wasm/v0.3';
 import { startHost } from './host.mjs';
 
 const RESOURCE = 'https://ahp-host.localhost/agents/builtin';

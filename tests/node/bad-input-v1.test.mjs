@@ -1,4 +1,4 @@
-// Bad input on the AHP 1.0 entry (`ahp-wasm/v1`), against a scripted 1.0 peer: bad frames from
+// Bad input on the AHP 1.0 entry (`ahp-wasm`), against a scripted 1.0 peer: bad frames from
 // the host (the table shared with 0.3.0, tests/node/bad-frames-table.mjs) on a chat channel and
 // bad envelopes for the root, session and terminal channels; bad answers to 1.0 commands; wrong
 // types from JS into the client's methods. Each is a typed error (an Error subclass with `kind`
@@ -8,8 +8,8 @@
 // Run: node --experimental-websocket --test tests/node/   (after scripts/build-pkg.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as v1 from 'ahp-wasm/v1';
-import * as v03 from 'ahp-wasm';
+import * as v1 from 'ahp-wasm';
+import * as v03 from 'ahp-wasm/v0.3';
 import { ScriptedPeer, SESSION, settle, chatStateV1 } from './scripted-peer.mjs';
 import { nestedObject, runBadFrames } from './bad-frames-table.mjs';
 

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
-import * as ahp from 'ahp-wasm';
+import * as ahp from 'ahp-wasm/v0.3';
 import { startHost } from './host.mjs';
 import { hostFacts, prepareBadInput, runBadInputTable } from './bad-input-table.mjs';
 import { badInputDirs, treeOf } from './bad-input-dirs.mjs';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AhpClient, AhpError, ChangesetHandle, InvalidInputError } from 'ahp-wasm';
+import { AhpClient, AhpError, ChangesetHandle, InvalidInputError } from 'ahp-wasm/v0.3';
 import { startHost } from './host.mjs';
 
 /** Resolves once `check(changes)` holds, checking on every change. */

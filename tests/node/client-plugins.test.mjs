@@ -4,7 +4,7 @@
 // children; a new `nonce` (changed files) is read again; releasing the role removes it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AhpClient, buildClientPlugin } from 'ahp-wasm';
+import { AhpClient, buildClientPlugin } from 'ahp-wasm/v0.3';
 import { startHost } from './host.mjs';
 
 /** Resolves with the session's customization `id` once `pred` holds for it (or its absence). */

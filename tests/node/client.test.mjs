@@ -5,7 +5,7 @@
 // `cargo build -p ahp-host`; AHP_HOST_BIN overrides the host binary's path)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as ahp from 'ahp-wasm';
+import * as ahp from 'ahp-wasm/v0.3';
 import { ScriptedPeer, SESSION, settle, sessionState } from './scripted-peer.mjs';
 import { startHost } from './host.mjs';
 

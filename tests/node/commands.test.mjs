@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AhpClient, RpcError } from 'ahp-wasm';
+import { AhpClient, RpcError } from 'ahp-wasm/v0.3';
 import { schemaErrors } from '../../pkg/schema-check.js';
 import { startHost } from './host.mjs';
 

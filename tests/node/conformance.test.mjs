@@ -1,11 +1,11 @@
-// The built npm package (pkg/, resolved as 'ahp-wasm' through its exports map with the `node`
+// The built npm package (pkg/, resolved as 'ahp-wasm/v0.3' through its exports map with the `node`
 // condition) in Node 20: the 163 official reducer conformance fixtures, then bad input.
 // Run: node --test tests/node/   (after scripts/build-pkg.sh)
 // Rules (as for the official clients): Date.now() returns 9999; states compare with nulls removed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import * as ahp from 'ahp-wasm';
+import * as ahp from 'ahp-wasm/v0.3';
 
 const {
   rootReducer,

@@ -4,7 +4,7 @@
 // Run: node --experimental-websocket --test tests/node/   (after scripts/build-pkg.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AhpClient, InMemoryTransport } from 'ahp-wasm';
+import { AhpClient, InMemoryTransport } from 'ahp-wasm/v0.3';
 
 const SESSION = 'ahp-session:/mem';
 const sessionState = {

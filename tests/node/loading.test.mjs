@@ -4,18 +4,21 @@
 // AhpError of kind 'notInitialized'; AhpClient.connect loads the module itself (one load for
 // concurrent calls, kind 'wasmLoad' when it fails, retried by the next call); init() is
 // idempotent, reports a failed load as kind 'wasmLoad' and can be retried. The browser entry gets
-// its module as bytes here, or from a stand-in `fetch` (Node's fetch has no file: URLs).
+// its module as bytes here, or from a stand-in `fetch` (Node's fetch has no file: URLs). The
+// AHP 0.3.0 entry (pkg/v0.3/) in full; the default entry (AHP 1.0, the same entry modules over
+// its own module) before and after init().
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const PKG = new URL('../../pkg/', import.meta.url);
+const PKG03 = new URL('v0.3/', PKG);
 
-/** Runs `body` as an ES module in a fresh node; its last line of output, parsed. */
-function runModule(body) {
+/** Runs `body` as an ES module in a fresh node in `dir` (default: the 0.3.0 entry's); its last line of output, parsed. */
+function runModule(body, dir = PKG03) {
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', body], {
-    cwd: fileURLToPath(PKG),
+    cwd: fileURLToPath(dir),
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -158,12 +161,41 @@ test('the Node entry: loaded on import; init() exists and resolves at once', () 
   assert.deepEqual(r, { before: true, same: true });
 });
 
+test('the default entry (AHP 1.0): 1.0 names before init(), reducers after it', () => {
+  const r = runModule(`
+    import { readFileSync } from 'node:fs';
+    const ahp = await import(new URL('./web.js', 'file://' + process.cwd() + '/').href);
+    const r = { version: ahp.PROTOCOL_VERSION, supported: ahp.SUPPORTED_PROTOCOL_VERSIONS };
+    r.names = {
+      delta: ahp.ActionType.ChatDelta,
+      conflict: ahp.AhpErrorCodes.Conflict,
+      dispatchable: [ahp.isClientDispatchable({ type: 'chat/turnStarted' }), ahp.isClientDispatchable('annotations/set'),
+        ahp.isClientDispatchable('chat/delta'), ahp.isClientDispatchable('session/turnStarted'), ahp.isClientDispatchable(undefined)],
+    };
+    const kind = (f) => { try { f(); return null; } catch (e) { return e instanceof ahp.AhpError ? e.kind : String(e); } };
+    r.before = ['rootReducer', 'sessionReducer', 'chatReducer', 'annotationsReducer', 'canvasReducer']
+      .map((name) => kind(() => ahp[name]({}, { type: 'x' })));
+    await ahp.init({ wasm: readFileSync('ahp_wasm_bg.wasm') });
+    const chat = { resource: 'ahp-chat:/c', title: '', status: 1, modifiedAt: '1970-01-01T00:00:01.000Z', turns: [] };
+    r.after = ahp.chatReducer(chat, { type: 'no/such-action' }) === chat;
+    console.log(JSON.stringify(r));
+  `, PKG);
+  assert.deepEqual(r, {
+    version: '1.0.0',
+    supported: ['1.0.0'],
+    names: { delta: 'chat/delta', conflict: -32011, dispatchable: [true, true, false, false, false] },
+    before: Array(5).fill('notInitialized'),
+    after: true,
+  });
+});
+
 test('no module of the package uses top-level await', async () => {
   // esbuild refuses top-level await when it converts a module to CommonJS.
   const { transformSync } = await import('esbuild');
   const { readFileSync, readdirSync } = await import('node:fs');
   const files = readdirSync(PKG, { recursive: true }).filter((f) => f.endsWith('.js'));
   assert.ok(files.includes('web.js') && files.includes('node.js') && files.includes('mcp-apps.js'));
+  assert.ok(files.includes('v0.3/web.js') && files.includes('v0.3/node.js'));
   for (const file of files) {
     const text = readFileSync(new URL(file, PKG), 'utf8');
     assert.doesNotThrow(() => transformSync(text, { format: 'cjs', logLevel: 'silent' }), `${file}: top-level await`);

@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 const PKG = fileURLToPath(new URL('../../pkg/', import.meta.url));
 const manifest = JSON.parse(readFileSync(`${PKG}package.json`, 'utf8'));
 
-// The tarball, but for the wasm-bindgen snippets (their directory is named after the crate).
+// The tarball, but for the wasm-bindgen snippets (their directory is named after the crate) and
+// the AHP 0.3.0 entry (v0.3/). The default entry is AHP 1.0: its reducers' and wire types'
+// declarations and its generated declarations beside the shared ones.
 const EXPECTED = [
   'LICENSE',
   'LICENSE.ext-apps',
@@ -24,6 +26,7 @@ const EXPECTED = [
   'changeset.js',
   'common.d.ts',
   'error-classes.js',
+  'generated.d.ts',
   'generated.js',
   'handles.d.ts',
   'in-memory-transport.js',
@@ -36,16 +39,19 @@ const EXPECTED = [
   'node.js',
   'package.json',
   'protocol.js',
+  'reducers.d.ts',
   'reducers.js',
   'schema-check.js',
   'terminal.js',
+  'types.d.ts',
   'web.js',
   'websocket.js',
 ];
 const SNIPPETS = ['checks.js', 'errors.js', 'glue.js', 'render.js'];
-// The AHP 1.0 entry (pkg/v1/): the same modules over its own module, with the 1.0 reducers and
-// declarations; no LICENSE, README, package.json or MCP Apps entry of its own.
-const EXPECTED_V1 = [
+// The AHP 0.3.0 entry (pkg/v0.3/): the same modules over its own module, with the 0.3.0 reducers,
+// names and declarations (which import the shared ones from the root); no LICENSE, README,
+// package.json or MCP Apps entry of its own.
+const EXPECTED_V03 = [
   'active-client.js',
   'ahp_wasm.d.ts',
   'ahp_wasm.js',
@@ -61,14 +67,12 @@ const EXPECTED_V1 = [
   'module-state.js',
   'node.js',
   'protocol.js',
-  'reducers.d.ts',
   'reducers.js',
   'schema-check.js',
   'terminal.js',
-  'types.d.ts',
   'web.js',
   'websocket.js',
-].map((f) => `v1/${f}`);
+].map((f) => `v0.3/${f}`);
 
 function packedFiles() {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -85,11 +89,11 @@ function packedFiles() {
 test('npm pack: exactly the package files, LICENSE included', () => {
   const files = packedFiles();
   const snippets = files.filter((f) => f.startsWith('snippets/'));
-  assert.deepEqual(files.filter((f) => !f.startsWith('snippets/') && !f.startsWith('v1/')), EXPECTED);
-  const v1 = files.filter((f) => f.startsWith('v1/'));
-  assert.deepEqual(v1.filter((f) => !f.startsWith('v1/snippets/')), EXPECTED_V1);
-  const v1Snippets = v1.filter((f) => f.startsWith('v1/snippets/'));
-  assert.deepEqual(v1Snippets.map((f) => f.split('/').pop()).sort(), SNIPPETS);
+  assert.deepEqual(files.filter((f) => !f.startsWith('snippets/') && !f.startsWith('v0.3/')), EXPECTED);
+  const v03 = files.filter((f) => f.startsWith('v0.3/'));
+  assert.deepEqual(v03.filter((f) => !f.startsWith('v0.3/snippets/')), EXPECTED_V03);
+  const v03Snippets = v03.filter((f) => f.startsWith('v0.3/snippets/'));
+  assert.deepEqual(v03Snippets.map((f) => f.split('/').pop()).sort(), SNIPPETS);
   const dirs = new Set(snippets.map((f) => f.split('/').slice(0, 3).join('/')));
   assert.equal(dirs.size, 1, `one snippet directory: ${[...dirs]}`);
   const [dir] = dirs;
@@ -145,15 +149,75 @@ test('package.json: export conditions (types first, node, browser, default)', ()
   // The modules that do something when evaluated (the entries' loading, the prototype methods,
   // the browser entry handing its init() to AhpClient.connect: a bundler that took web.js as
   // side-effect free would drop that when the app imports nothing of web.js's own).
-  assert.deepEqual(manifest.sideEffects, ['./api.js', './node.js', './web.js', './v1/api.js', './v1/node.js', './v1/web.js']);
-  assert.deepEqual(manifest.exports['./v1'], { types: './v1/index.d.ts', node: './v1/node.js', browser: './v1/web.js', default: './v1/web.js' });
+  assert.deepEqual(manifest.sideEffects, ['./api.js', './node.js', './web.js', './v0.3/api.js', './v0.3/node.js', './v0.3/web.js']);
+  assert.deepEqual(manifest.exports['./v0.3'], { types: './v0.3/index.d.ts', node: './v0.3/node.js', browser: './v0.3/web.js', default: './v0.3/web.js' });
+  // `ahp-wasm/v1`, the preview's name of the 1.0 entry: the very files of '.' (one module instance).
+  assert.deepEqual(manifest.exports['./v1'], main);
+  assert.equal(manifest.exports['./v1/ahp_wasm_bg.wasm'], manifest.exports['./ahp_wasm_bg.wasm']);
+  assert.equal(manifest.exports['./v0.3/ahp_wasm_bg.wasm'], './v0.3/ahp_wasm_bg.wasm');
+});
+
+test('ahp-wasm/v1 is the default entry itself, ahp-wasm/v0.3 a module of its own', async () => {
+  const [main, v1, v03] = await Promise.all([import('ahp-wasm'), import('ahp-wasm/v1'), import('ahp-wasm/v0.3')]);
+  assert.equal(v1, main, 'one module namespace: the same files');
+  assert.equal(v1.AhpError, main.AhpError);
+  assert.equal(main.PROTOCOL_VERSION, '1.0.0');
+  assert.equal(v03.PROTOCOL_VERSION, '0.3.0');
+  assert.notEqual(v03.AhpError, main.AhpError);
+});
+
+// The size budget: each entry's module and JS (what an app that imports it loads; mcp-apps.js is
+// its own entry) at most 300,000 B gzipped, as scripts/build-pkg.sh counts them.
+test('each entry is at most 300,000 B gzipped (wasm + JS)', async () => {
+  // GNU gzip, as the script (zlib's deflate makes a few KB more of the module).
+  const gzip = (buffer) => execFileSync('gzip', ['-9'], { input: buffer, maxBuffer: 1 << 26 }).length;
+  const jsOf = (dir, skip) =>
+    readdirSync(`${PKG}${dir}`, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.js') && !f.endsWith('mcp-apps.js') && !(skip && f.startsWith(skip)))
+      .sort()
+      .map((f) => readFileSync(`${PKG}${dir}${f}`));
+  for (const [entry, dir, skip] of [['ahp-wasm', '', 'v0.3/'], ['ahp-wasm/v0.3', 'v0.3/', null]]) {
+    const js = jsOf(dir, skip);
+    assert.ok(js.length > 10, `${entry}: its JS files`);
+    const total = gzip(readFileSync(`${PKG}${dir}ahp_wasm_bg.wasm`)) + gzip(Buffer.concat(js));
+    assert.ok(total > 200_000 && total <= 300_000, `${entry}: ${total} B gzipped`);
+  }
 });
 
 // CommonJS: Node >= 20.19 (and >= 22.12) `require`s an ES module without top-level await, and
 // the package has none, so a CommonJS program gets the same module (pkg/README.md, "Loading").
-test('CommonJS: require("ahp-wasm") gives the Node entry, loaded and working', () => {
+test('CommonJS: require("ahp-wasm") gives the Node entry (AHP 1.0), loaded and working', () => {
   const program = `
     const ahp = require('ahp-wasm');
+    const chat = { resource: 'ahp-chat:/c', title: '', status: 1, modifiedAt: '1970-01-01T00:00:01.000Z', turns: [] };
+    let invalid = null;
+    try { ahp.chatReducer({}, { type: 'chat/truncated' }); } catch (e) { invalid = e instanceof ahp.InvalidInputError && e instanceof Error; }
+    console.log(JSON.stringify({
+      same: ahp.chatReducer(chat, { type: 'no/such-action' }) === chat,
+      version: ahp.PROTOCOL_VERSION,
+      delta: ahp.ActionType.ChatDelta,
+      client: typeof ahp.AhpClient.connect,
+      invalid,
+    }));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=commonjs', '-e', program], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.deepEqual(JSON.parse(out.trim().split('\n').pop()), {
+    same: true,
+    version: '1.0.0',
+    delta: 'chat/delta',
+    client: 'function',
+    invalid: true,
+  });
+});
+
+test('CommonJS: require("ahp-wasm/v0.3") gives the AHP 0.3.0 Node entry, loaded and working', () => {
+  const program = `
+    const ahp = require('ahp-wasm/v0.3');
     const state = { root: 'file:///w', recursive: true };
     let invalid = null;
     try { ahp.sessionReducer({}, { type: 'session/ready' }); } catch (e) { invalid = e instanceof ahp.InvalidInputError && e instanceof Error; }

@@ -1,8 +1,9 @@
 // The examples of pkg/README.md are type-checked (tsc -p tests/ts) as tests/ts/readme.ts (the
-// client quick start), tests/ts/readme-intro.ts (the first example), tests/ts/readme-porting.ts
-// (the porting example), tests/ts/readme-v1.ts and tests/ts/readme-porting-v1.ts (the 1.0 ones):
-// they must not drift apart. The quick start also runs, twice, against
-// the real host.
+// client quick start, AHP 1.0), tests/ts/readme-intro.ts (the first example, 1.0),
+// tests/ts/readme-porting-v1.ts (porting from the official 1.0 client), tests/ts/readme-v03.ts
+// (the AHP 0.3.0 entry) and tests/ts/readme-porting.ts (porting from the official 0.3.0 client),
+// and the repository README's by tests/ts/readme-root.ts and two of those: they must not drift
+// apart. The quick start also runs, twice, against the real host.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -36,11 +37,11 @@ test('the README porting example is the type-checked tests/ts/readme-porting.ts'
   assert.equal(body, block[1]);
 });
 
-test('the README AHP 1.0 example is the type-checked tests/ts/readme-v1.ts', () => {
+test('the README AHP 0.3.0 example is the type-checked tests/ts/readme-v03.ts', () => {
   const readme = readFileSync(new URL('../../pkg/README.md', import.meta.url), 'utf8');
-  const block = /## AHP 1\.0: `ahp-wasm\/v1`\n\n[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme);
-  assert.ok(block, 'the 1.0 example is in pkg/README.md');
-  const checked = readFileSync(new URL('../ts/readme-v1.ts', import.meta.url), 'utf8');
+  const block = /## AHP 0\.3\.0: `ahp-wasm\/v0\.3`\n\n[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme);
+  assert.ok(block, 'the 0.3.0 example is in pkg/README.md');
+  const checked = readFileSync(new URL('../ts/readme-v03.ts', import.meta.url), 'utf8');
   const body = checked.split('\n').slice(3).join('\n');
   assert.equal(body, block[1]);
 });
@@ -52,6 +53,17 @@ test('the README 1.0 porting example is the type-checked tests/ts/readme-porting
   const checked = readFileSync(new URL('../ts/readme-porting-v1.ts', import.meta.url), 'utf8');
   const body = checked.split('\n').slice(3).join('\n');
   assert.equal(body, block[1]);
+});
+
+// The repository README's JavaScript section: each of its TypeScript samples is the body of a
+// type-checked file (the first example and the 0.3.0 one are pkg/README.md's too).
+test("the repository README's TypeScript samples are type-checked files", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = /## Using it from JavaScript \/ TypeScript\n([\s\S]*?)\n## /.exec(readme);
+  assert.ok(section, 'the JavaScript section is in README.md');
+  const blocks = [...section[1].matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const body = (file) => readFileSync(new URL(`../ts/${file}`, import.meta.url), 'utf8').split('\n').slice(3).join('\n');
+  assert.deepEqual(blocks, [body('readme-intro.ts'), body('readme-root.ts'), body('readme-v03.ts')]);
 });
 
 // The quick start, run: its TypeScript stripped by esbuild, the host's URL and token put in place

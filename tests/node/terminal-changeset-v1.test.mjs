@@ -1,11 +1,11 @@
-// `TerminalHandle` and `ChangesetHandle` on an AHP 1.0 connection (`ahp-wasm/v1`) against a
+// `TerminalHandle` and `ChangesetHandle` on an AHP 1.0 connection (`ahp-wasm`) against a
 // scripted 1.0 host: the terminal's output stream, a session claim naming its chat, and the exit
 // as 1.0 reports it (`lifecycle: { status: 'exited', exitCode }`); a session's changeset found in
 // its catalogue, waited for through 1.0's `recomputing`, and an operation invoked.
 // Run: node --experimental-websocket --test tests/node/   (after scripts/build-pkg.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AhpClient } from 'ahp-wasm/v1';
+import { AhpClient } from 'ahp-wasm';
 import { ScriptedPeer, settle } from './scripted-peer.mjs';
 
 const TERMINAL = 'ahp-terminal:/t1';

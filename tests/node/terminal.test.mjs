@@ -5,7 +5,7 @@
 // scripts/build-pkg.sh and `cargo build -p ahp-host`)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AhpClient, AhpError, InvalidInputError, TerminalHandle } from 'ahp-wasm';
+import { AhpClient, AhpError, InvalidInputError, TerminalHandle } from 'ahp-wasm/v0.3';
 import { startHost } from './host.mjs';
 
 /** Resolves once `check()` holds, checking on every change of `term`. */

@@ -1,12 +1,12 @@
-// The AHP 1.0 entry of the built package (`ahp-wasm/v1`, the module built with feature `v1`
+// The default entry of the built package (`ahp-wasm`, AHP 1.0: the module built with feature `v1`
 // alone) in Node 20: negotiation, a chat channel's optimistic mirror, the 1.0 reducers, and the
 // official 1.0.0 reducer fixtures through the package's JS functions.
 // Run: node --experimental-websocket --test tests/node/   (after scripts/build-pkg.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import * as v1 from 'ahp-wasm/v1';
-import * as v03 from 'ahp-wasm';
+import * as v1 from 'ahp-wasm';
+import * as v03 from 'ahp-wasm/v0.3';
 import { ScriptedPeer, settle, chatStateV1 } from './scripted-peer.mjs';
 
 const CHAT = 'ahp-chat:/c1';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import * as ahp from 'ahp-wasm';
+import * as ahp from 'ahp-wasm/v0.3';
 import { startHost } from './host.mjs';
 
 const { AhpClient, MultiHostClient, InvalidInputError, webSocketTransport } = ahp;
@@ -31,7 +31,7 @@ function runWithoutGlobalWebSocket(script, env = {}) {
 
 test('Node without a global WebSocket: connect rejects with a TransportError that says what to do', async () => {
   const out = await runWithoutGlobalWebSocket(`
-    import { init, AhpClient, TransportError } from 'ahp-wasm';
+    import { init, AhpClient, TransportError } from 'ahp-wasm/v0.3';
     await init();
     const global = typeof globalThis.WebSocket;
     try {
@@ -60,7 +60,7 @@ test('Node without a global WebSocket: the WebSocket option (the ws package) con
   const out = await runWithoutGlobalWebSocket(
     `
     import WebSocket from 'ws';
-    import { init, AhpClient } from 'ahp-wasm';
+    import { init, AhpClient } from 'ahp-wasm/v0.3';
     await init();
     const client = await AhpClient.connect(process.env.URL, { token: process.env.TOKEN, WebSocket, reconnect: false });
     const root = client.subscription('ahp-root://');

@@ -22,8 +22,8 @@ import {
   init,
   type InitOptions,
   type WasmSource,
-} from 'ahp-wasm';
-import * as ahp from 'ahp-wasm';
+} from 'ahp-wasm/v0.3';
+import * as ahp from 'ahp-wasm/v0.3';
 
 // Loading: `init()` before anything that needs the WebAssembly module; no top-level await in
 // the package, so the app decides when to wait.
@@ -185,7 +185,7 @@ import {
   type ConnectionState,
   type TransportFactory,
   webSocketTransport,
-} from 'ahp-wasm';
+} from 'ahp-wasm/v0.3';
 
 async function clientUsage(): Promise<void> {
   const options: ConnectOptions = {
@@ -324,7 +324,7 @@ async function clientUsage(): Promise<void> {
 export { clientUsage };
 
 // MCP: the channel (main entry) and the App renderer (its own entry).
-import { McpChannel, ChannelUnavailableError, AhpClient as Client2 } from 'ahp-wasm';
+import { McpChannel, ChannelUnavailableError, AhpClient as Client2 } from 'ahp-wasm/v0.3';
 import { mountMcpApp, McpAppError, type McpAppHandle } from 'ahp-wasm/mcp-apps';
 
 async function mcpUsage(client: Client2, el: HTMLElement) {
@@ -348,6 +348,10 @@ async function mcpUsage(client: Client2, el: HTMLElement) {
     onOpenLink: (url: string) => console.log(url),
   });
   await app.close();
+  // A 0.3.0 client's App: the handle's channel is the 0.3.0 entry's McpChannel.
+  const app03 = await mountMcpApp(el, { client, session: 'ahp-session:/s', toolCallId: 'call-1' });
+  const channel03: McpChannel = app03.channel;
+  console.log(channel03);
   // @ts-expect-error toolCallId is required
   await mountMcpApp(el, { client, session: 'ahp-session:/s' });
   const err = new McpAppError('x', { kind: 'resource' });
@@ -357,7 +361,7 @@ async function mcpUsage(client: Client2, el: HTMLElement) {
 export { mcpUsage };
 
 // The active-client role.
-import { buildClientPlugin, type ActiveClientHandle, type ClientTool } from 'ahp-wasm';
+import { buildClientPlugin, type ActiveClientHandle, type ClientTool } from 'ahp-wasm/v0.3';
 
 async function activeClientUsage(client: Client2) {
   const echo: ClientTool<{ text: string }> = {

@@ -5,41 +5,48 @@ import {
   RpcError,
   TransportError,
   InvalidInputError,
-  type SessionState,
+  type ChatState,
+  type ChatUri,
   type SessionUri,
   type DeepReadonly,
 } from 'ahp-wasm';
 
 // Connect (the global WebSocket; in Node 20, pass one: `{ WebSocket }` from the `ws` package,
-// or run `node --experimental-websocket`). `initialize` is done when the promise resolves; the
-// WebAssembly module is loaded on the way (no `init()` needed before `connect`).
+// or run `node --experimental-websocket`). `initialize` (offering 1.0.0) is done when the promise
+// resolves; the WebAssembly module is loaded on the way (no `init()` needed before `connect`).
 const client = await AhpClient.connect('ws://127.0.0.1:8787/ahp', { token: 'the host token' });
 
 // Create a session (a new URI each run: creating an existing one is an error) and subscribe:
-// a live mirror of the channel.
-// The subscription's state type follows the URI's scheme: `SessionUri` -> `SessionState`.
-const uri: SessionUri = `ahp-session:/demo-${crypto.randomUUID()}`;
+// a live mirror of the channel. The subscription's types follow the URI's scheme:
+// `SessionUri` -> `SessionState`, `ChatUri` -> `ChatState` and `ChatAction`.
+const id = `demo-${crypto.randomUUID()}`;
+const uri: SessionUri = `ahp-session:/${id}`;
 await client.createSession({ channel: uri });
 const session = await client.subscribe(uri);
 
-// `state` is deeply frozen and structurally shared: what did not change keeps its identity,
-// so `prev.turns === next.turns` while a reply streams into the active turn.
-const stop = session.onChange((state, info) => {
+// The turns live in the session's chats: `defaultChat` names the one that takes the session's
+// input (`ahp-chat:/<session id>/default` on ahp-host). Subscribe to it too.
+const chatUri = (session.state.defaultChat ?? `ahp-chat:/${id}/default`) as ChatUri;
+const chat = await client.subscribe(chatUri);
+
+// `state` is deeply frozen and structurally shared: what did not change keeps its identity.
+const stop = chat.onChange((state, info) => {
   render(state); // once per incoming batch, after reconciliation
   for (const r of info.rejections) console.warn(`action ${r.clientSeq} rejected: ${r.reason}`);
 });
 
 // Dispatch: applied to `state` at once (optimistic), sent to the host; the echo confirms it,
 // a rejection reverts it.
-session.dispatch({
-  type: 'session/turnStarted',
+chat.dispatch({
+  type: 'chat/turnStarted',
   turnId: 'turn-1',
+  startedAt: new Date().toISOString(),
   message: { text: 'Hello', origin: { kind: 'user' } },
 });
 
 // Errors are typed Error subclasses.
 try {
-  await client.fetchTurns({ channel: 'ahp-session:/nope' });
+  await client.subscribe('ahp-session:/nope');
 } catch (e) {
   if (e instanceof RpcError) console.error(e.code, e.message, e.data);
   else if (e instanceof TransportError) console.error('connection:', e.transportKind);
@@ -50,4 +57,4 @@ client.onConnectionStateChange((s) => console.log(s)); // connecting/connected/r
 stop();
 client.close(); // the client keeps itself alive until closed, like a WebSocket
 
-declare function render(state: DeepReadonly<SessionState>): void;
+declare function render(state: DeepReadonly<ChatState>): void;

@@ -1,4 +1,4 @@
-// The AHP 1.0 client of `ahp-wasm/v1` as an app uses it, type-checked against the built
+// The AHP 1.0 client of `ahp-wasm` as an app uses it, type-checked against the built
 // package (tsc --strict): connect, the root and a chat channel, dispatching 1.0 actions,
 // reading 1.0 states, the 1.0 commands, events; the active client, terminal and changeset
 // handles and `McpChannel` with 1.0's types. Each `@ts-expect-error` line is a misuse the
@@ -27,8 +27,9 @@ import {
   type StateAction,
   type Subscription,
   type Turn,
-} from 'ahp-wasm/v1';
-import type { Subscription as Subscription03 } from 'ahp-wasm';
+} from 'ahp-wasm';
+import type { Subscription as Subscription03, McpChannel as McpChannel03 } from 'ahp-wasm/v0.3';
+import { mountMcpApp } from 'ahp-wasm/mcp-apps';
 
 declare const render: (...values: unknown[]) => void;
 
@@ -161,12 +162,12 @@ import {
   type TerminalClaim,
   type TerminalState,
   type ToolResultContent,
-} from 'ahp-wasm/v1';
+} from 'ahp-wasm';
 import type {
   ActiveClientHandle as ActiveClientHandle03,
   ChangesetHandle as ChangesetHandle03,
   TerminalHandle as TerminalHandle03,
-} from 'ahp-wasm';
+} from 'ahp-wasm/v0.3';
 
 export async function ideRoles(client: AhpClient): Promise<void> {
   const session = 'ahp-session:/s1';
@@ -248,6 +249,12 @@ export async function ideRoles(client: AhpClient): Promise<void> {
   const tools = await channel.request<{ tools: { name: string }[] }>('tools/list', {}, mcpOptions);
   const state: string | undefined = channel.customization?.state.kind;
   render(uri, tools.tools.length, state, channel.client === client);
+  // `ahp-wasm/mcp-apps` takes a client of either entry; the handle's channel is its entry's.
+  const app = await mountMcpApp(document.body, { client, session, toolCallId: 'call-1' });
+  const appChannel: McpChannel = app.channel;
+  // @ts-expect-error a 1.0 client's App channel is not the 0.3.0 entry's McpChannel
+  const appChannel03: McpChannel03 = app.channel;
+  render(appChannel, appChannel03);
 
   // Misuse the declarations refuse:
   // @ts-expect-error a tool needs execute

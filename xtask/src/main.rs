@@ -2,8 +2,9 @@
 //! `src/protocol/generated.rs` from the vendored JSON Schema, and the generated sections of the
 //! npm package's hand-written files (`js/`) from the command and error class tables, and
 //! `js/protocol.js` (the protocol's named values; 1.0's: `js/v1/protocol.js`), and the AHP 1.0.0 wire types in
-//! `src/protocol/v1/generated.rs` (and their TypeScript declarations, `js/v1/types.d.ts`) from
-//! the official `ahp-types` 1.0.0 definition;
+//! `src/protocol/v1/generated.rs` (and their TypeScript declarations, `js/v1/types.d.ts`, and
+//! the default entry's generated declarations, `js/v1/generated.d.ts`) from the official
+//! `ahp-types` 1.0.0 definition;
 //! `-- codegen --check` fails when a checked-in file is out of date (CI runs it).
 //!
 //! `cargo run -p xtask -- imports [--edges] [DIR...]` fails when files of a directory import

@@ -153,7 +153,13 @@ fn module(groups: &Groups, dispatchable: &[String]) -> String {
         }
         out.push_str("});\n");
     }
-    out.push_str("\nconst CLIENT_DISPATCHABLE = new Set([\n");
+    out.push_str(&dispatchable_js(dispatchable));
+    out
+}
+
+/// `CLIENT_DISPATCHABLE` and `isClientDispatchable` of a `protocol.js` (both versions').
+pub fn dispatchable_js(dispatchable: &[String]) -> String {
+    let mut out = String::from("\nconst CLIENT_DISPATCHABLE = new Set([\n");
     for value in dispatchable {
         let _ = writeln!(out, "  '{value}',");
     }
@@ -166,6 +172,25 @@ fn module(groups: &Groups, dispatchable: &[String]) -> String {
          export function isClientDispatchable(action) {\n  \
          return CLIENT_DISPATCHABLE.has(typeof action === 'string' ? action : action?.type);\n\
          }\n",
+    );
+    out
+}
+
+/// The declarations of the client-dispatchable action types and `isClientDispatchable` (both
+/// versions'; `StateAction` is the version's union).
+pub fn dispatchable_dts(dispatchable: &[String]) -> String {
+    let mut out = String::from(
+        "/** The action types clients may dispatch. */\nexport type ClientDispatchableActionType =\n",
+    );
+    for value in dispatchable {
+        let _ = writeln!(out, "  | '{value}'");
+    }
+    out.push_str(
+        "  ;\n\
+         /** The actions clients may dispatch. */\n\
+         export type ClientDispatchableAction = Extract<StateAction, { type: ClientDispatchableActionType }>;\n\
+         /** Whether clients may dispatch this action (or action type) at all. */\n\
+         export declare function isClientDispatchable(action: StateAction | string): boolean;\n",
     );
     out
 }
@@ -199,17 +224,7 @@ pub fn declarations(root: &Path) -> Result<String, String> {
         }
     }
     out.push_str("}\n");
-    out.push_str("/** The action types clients may dispatch. */\nexport type ClientDispatchableActionType =\n");
-    for value in &dispatchable {
-        let _ = writeln!(out, "  | '{value}'");
-    }
-    out.push_str(
-        "  ;\n\
-         /** The actions clients may dispatch (what `dispatch` accepts). */\n\
-         export type ClientDispatchableAction = Extract<StateAction, { type: ClientDispatchableActionType }>;\n\
-         /** Whether clients may dispatch this action (or action type) at all. */\n\
-         export declare function isClientDispatchable(action: StateAction | string): boolean;\n",
-    );
+    out.push_str(&dispatchable_dts(&dispatchable));
     Ok(out)
 }
 
