@@ -1,8 +1,8 @@
 // AHP 1.0 against 0.3.0 in headless Chromium, interleaved in one page: the mirror path (the
 // standard stream as text frames through a wasm `Subscription`, `state` read after every
 // action; bench/client-core.mjs, as bench/browser-client.mjs) of the package's 1.0 build
-// (pkg/v1/web.js) on a chat channel (bench/gen-stream-v1.mjs) against its 0.3.0 build
-// (pkg/web.js) on a session channel (bench/gen-stream.mjs). Both modules are loaded in the same
+// (pkg/web.js) on a chat channel (bench/gen-stream-v1.mjs) against its 0.3.0 build
+// (pkg/v0.3/web.js) on a session channel (bench/gen-stream.mjs). Both modules are loaded in the same
 // page; each round runs one pass of each, in turn, so a loaded machine slows them alike.
 // Reports ns/action (median of the rounds, min, max) and the ratio 1.0 / 0.3.0 of the medians;
 // checks both final states (p1 holds 99,000 chars, 200 tool calls). The Node form of the same
@@ -24,7 +24,7 @@ const chrome = process.env.CHROME ?? ['/usr/bin/chromium', '/usr/bin/chromium-br
 const TYPES = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.json': 'application/json', '.jsonl': 'text/plain' };
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
-for (const entry of ['pkg/web.js', 'pkg/v1/web.js']) {
+for (const entry of ['pkg/v0.3/web.js', 'pkg/web.js']) {
   if (!existsSync(join(root, entry))) throw new Error(`${entry} is not built; run scripts/build-pkg.sh`);
 }
 // version -> turns -> workload
@@ -62,7 +62,7 @@ try {
       await page.evaluate(
         async ({ n, runs }) => {
           const core = await import('/bench/client-core.mjs');
-          const sdks = { '0.3.0': await import('/pkg/web.js'), '1.0': await import('/pkg/v1/web.js') };
+          const sdks = { '0.3.0': await import('/pkg/v0.3/web.js'), '1.0': await import('/pkg/web.js') };
           await sdks['0.3.0'].init();
           await sdks['1.0'].init();
           if (sdks['1.0'].PROTOCOL_VERSION !== '1.0.0' || sdks['0.3.0'].PROTOCOL_VERSION !== '0.3.0') throw new Error('the entries speak other versions');
@@ -98,7 +98,7 @@ try {
     );
   }
   await page.close();
-  console.log(`AHP 1.0 (pkg/v1/web.js) against 0.3.0 (pkg/web.js), mirror path, in headless Chromium ${browser.version()}, one page, interleaved, ${runs} rounds each`);
+  console.log(`AHP 1.0 (pkg/web.js) against 0.3.0 (pkg/v0.3/web.js), mirror path, in headless Chromium ${browser.version()}, one page, interleaved, ${runs} rounds each`);
   console.log('| turns | path | ns/action (median) | min | max | 1.0 / 0.3.0 |');
   console.log('|---:|---|---:|---:|---:|---:|');
   for (const { n, times, median } of rows) {

@@ -1,4 +1,4 @@
-// The 1.0 entry's (`ahp-wasm/v1`) client surfaces that 0.3.0's tests cover in client.test.mjs,
+// The 1.0 entry's (`ahp-wasm`) client surfaces that 0.3.0's tests cover in client.test.mjs,
 // against scripted 1.0 hosts: version negotiation (what the host supports decides), reconnect
 // (after a `replay` or a `snapshot` answer every mirror equals a fresh client's snapshot),
 // MultiHostClient over 1.0 hosts, a resource watch's changes, McpChannel over a 1.0 `mcp://`
@@ -6,7 +6,7 @@
 // Run: node --experimental-websocket --test tests/node/   (after scripts/build-pkg.sh)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as v1 from 'ahp-wasm/v1';
+import * as v1 from 'ahp-wasm';
 import { ScriptedPeer, settle, chatStateV1 } from './scripted-peer.mjs';
 
 const { AhpClient, MultiHostClient, McpChannel, UnsupportedProtocolVersionError, InvalidResponseError, RpcError, ChannelUnavailableError } = v1;
