@@ -21,7 +21,15 @@ export interface MountMcpAppOptions<C extends McpAppClient = McpAppClient> {
   client: C;
   /** The session URI. */
   session: string;
-  /** The App tool call: its `_meta.ui.resourceUri` names the View, its `contributor` the MCP server. */
+  /**
+   * AHP 1.0: the URI of the chat whose turns hold the tool call (default: the session's
+   * `defaultChat`). Ignored on AHP 0.3.0, where the turns are the session's.
+   */
+  chat?: string;
+  /**
+   * The App tool call: its `_meta.ui.resourceUri` names the View, its `contributor` the MCP
+   * server. On 1.0 an input behind a content reference is read with `resourceRead`.
+   */
   toolCallId: string;
   /**
    * The sandbox proxy page (default: `mcp-app-sandbox.html` next to this module). Serve it with

@@ -7,8 +7,8 @@
 // (`ui/*`) is the official `@modelcontextprotocol/ext-apps` AppBridge; this file only wires it
 // to AHP: the UI resource is read over the server's `mcp://` channel (McpChannel), the View's
 // `tools/call` / `resources/*` go over that channel, tool input and result come from the tool
-// call in the session state as it progresses, `ui/message` becomes a queued user message, and
-// `ui/open-link` goes to the app's handler.
+// call in the session state (AHP 0.3.0) or its chat's state (AHP 1.0) as it progresses,
+// `ui/message` becomes a queued user message, and `ui/open-link` goes to the app's handler.
 //
 // Hand-written; scripts/build-pkg.sh bundles it with ext-apps into pkg/mcp-apps.js (the main
 // entry does not load it: apps that render no Apps pay nothing).
@@ -91,10 +91,29 @@ function callToolResult(toolCall) {
 }
 
 /** The tool's arguments: `toolInput` is the raw JSON text of the input. */
-function toolArguments(toolCall) {
-  if (typeof toolCall.toolInput !== 'string' || toolCall.toolInput === '') return {};
+/**
+ * The tool call's input text: inline, or (AHP 1.0) behind a content reference, read with
+ * `resourceRead` (undefined when it cannot be read: the View then gets no arguments).
+ */
+async function toolInputText(client, toolCall) {
+  const input = toolCall.toolInput;
+  if (typeof input === 'string') return input;
+  if (typeof input?.uri !== 'string') return undefined;
   try {
-    const value = JSON.parse(toolCall.toolInput);
+    const read = await client.resourceRead({ uri: input.uri });
+    if (read?.encoding === 'base64') {
+      return new TextDecoder().decode(Uint8Array.from(atob(read.data), (ch) => ch.charCodeAt(0)));
+    }
+    return typeof read?.data === 'string' ? read.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function toolArguments(text) {
+  if (typeof text !== 'string' || text === '') return {};
+  try {
+    const value = JSON.parse(text);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
   } catch {
     return {};
@@ -121,6 +140,7 @@ function defaultTheme() {
  * @param {{
  *   client: import('./index.d.ts').AhpClient,
  *   session: string,
+ *   chat?: string,
  *   toolCallId: string,
  *   sandboxUrl?: string | URL,
  *   hostContext?: object,
@@ -138,11 +158,24 @@ export async function mountMcpApp(element, options) {
   if (!client || typeof session !== 'string' || typeof toolCallId !== 'string') {
     throw new McpAppError('options need `client`, `session` and `toolCallId`', { kind: 'invalid-input' });
   }
+  if (options.chat !== undefined && typeof options.chat !== 'string') {
+    throw new McpAppError('`chat` must be a chat URI', { kind: 'invalid-input' });
+  }
   const timeoutMs = options.timeoutMs ?? 30000;
-  const subscription = client.subscription(session) ?? (await client.subscribe(session));
-  const toolCall = findToolCall(subscription.state, toolCallId);
+  const subscribed = async (uri) => client.subscription(uri) ?? (await client.subscribe(uri));
+  const subscription = await subscribed(session);
+  // AHP 1.0 keeps turns on the session's chats: the call is on `chat` (default: the session's
+  // default chat); 0.3.0 keeps them on the session.
+  const v1 = typeof client.protocolVersion === 'string' && !client.protocolVersion.startsWith('0.');
+  const chat = v1 ? (options.chat ?? subscription.state?.defaultChat) : undefined;
+  if (v1 && typeof chat !== 'string') {
+    throw new McpAppError('the session has no default chat: pass `chat`', { kind: 'invalid-input' });
+  }
+  const calls = v1 ? await subscribed(chat) : subscription;
+  const toolCall = findToolCall(calls.state, toolCallId);
   if (!toolCall) {
-    throw new McpAppError(`the session has no tool call \`${toolCallId}\``, { kind: 'no-tool-call' });
+    const where = v1 ? `chat \`${chat}\`` : 'session';
+    throw new McpAppError(`the ${where} has no tool call \`${toolCallId}\``, { kind: 'no-tool-call' });
   }
   const resourceUri = appResourceUri(toolCall);
   const customizationId = toolCall.contributor?.kind === 'mcp' ? toolCall.contributor.customizationId : undefined;
@@ -237,8 +270,8 @@ export async function mountMcpApp(element, options) {
       if (options.onMessage) await options.onMessage(text, params);
       else {
         const id = globalThis.crypto.randomUUID();
-        client.dispatch(session, {
-          type: 'session/pendingMessageSet',
+        client.dispatch(v1 ? chat : session, {
+          type: v1 ? 'chat/pendingMessageSet' : 'session/pendingMessageSet',
           kind: 'queued',
           id,
           message: { text, origin: { kind: 'user' } },
@@ -270,28 +303,34 @@ export async function mountMcpApp(element, options) {
     await bridge.sendSandboxResourceReady({ html, sandbox: 'allow-scripts', csp: ui.csp, permissions: ui.permissions });
     await Promise.race([initialized, timeout('initialization')]);
 
-    // Tool input and result follow the call in the session state (each sent once).
+    // Tool input and result follow the call in the session (0.3.0) or chat (1.0) state, each
+    // sent once, the input first.
     let sentInput = false;
+    let inputSent = Promise.resolve();
     let sentEnd = false;
     const sync = (state) => {
       const call = findToolCall(state, toolCallId);
       if (!call) return;
       if (!sentInput && call.toolInput !== undefined && call.status !== 'streaming') {
         sentInput = true;
-        bridge.sendToolInput({ arguments: toolArguments(call) }).catch(() => {});
+        inputSent = toolInputText(client, call)
+          .then((text) => bridge.sendToolInput({ arguments: toolArguments(text) }))
+          .catch(() => {});
       }
       if (!sentEnd && call.status === 'completed') {
         sentEnd = true;
-        bridge.sendToolResult(callToolResult(call)).catch(() => {});
+        const result = callToolResult(call);
+        inputSent.then(() => bridge.sendToolResult(result)).catch(() => {});
       } else if (!sentEnd && call.status === 'cancelled') {
         sentEnd = true;
-        bridge.sendToolCancelled({ reason: String(call.reasonMessage ?? call.reason ?? 'cancelled') }).catch(() => {});
+        const reason = String(call.reasonMessage ?? call.reason ?? 'cancelled');
+        inputSent.then(() => bridge.sendToolCancelled({ reason })).catch(() => {});
       }
       if (sentEnd) removeChange();
     };
-    const removeChange = subscription.onChange(sync);
+    const removeChange = calls.onChange(sync);
     cleanups.push(removeChange);
-    sync(subscription.state);
+    sync(calls.state);
 
     let closed = false;
     const handle = {

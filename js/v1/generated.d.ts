@@ -565,6 +565,7 @@ import type {
   SessionAddedParams,
   SessionRemovedParams,
   SessionSummaryChangedParams,
+  ProgressParams,
   AuthRequiredParams,
   OtlpExportLogsParams,
   OtlpExportTracesParams,
@@ -616,6 +617,7 @@ export interface NotificationMap {
   'root/sessionAdded': SessionAddedParams;
   'root/sessionRemoved': SessionRemovedParams;
   'root/sessionSummaryChanged': SessionSummaryChangedParams;
+  'progress': ProgressParams;
   'auth/required': AuthRequiredParams;
   'otlp/exportLogs': OtlpExportLogsParams;
   'otlp/exportTraces': OtlpExportTracesParams;

@@ -317,17 +317,29 @@ test("1.0 notifications: the protocol's are 'notification' events with their par
   const resource = { resource: 'https://api.test', authorization_servers: ['https://auth.test'] };
   peer.push({ method: 'auth/required', params: { channel: ROOT, resource, reason: 'expired' } });
   peer.push({ method: 'root/sessionSummaryChanged', params: { channel: ROOT, session: SESSION, changes: { title: 'New' } } });
+  peer.push({ method: 'progress', params: { channel: ROOT, progressToken: 'p1', progress: 3, total: 10 } });
   peer.push({ method: 'notifications/message', params: { channel: 'mcp://s/1', level: 'info', data: 'x' } });
+  // Params that do not fit 1.0's type (0.3.0's auth/required names the resource by its URL):
+  // a 'malformed' event, and the connection goes on.
+  const malformed = [];
+  client.onEvent((e) => e.type === 'malformed' && malformed.push(e));
+  peer.push({ method: 'auth/required', params: { channel: ROOT, resource: 'https://api.test' } });
+  peer.push({ method: 'progress', params: { channel: ROOT, progressToken: 'p1', progress: 10, total: 10 } });
   await settle();
   assert.deepEqual(
     events.map((e) => [e.type, e.method]),
     [
       ['notification', 'auth/required'],
       ['notification', 'root/sessionSummaryChanged'],
+      ['notification', 'progress'],
       ['otherNotification', 'notifications/message'],
+      ['notification', 'progress'],
     ],
   );
   assert.deepEqual(events[0].params.resource, resource, "1.0's auth/required names the resource by its metadata");
   assert.equal(events[1].params.changes.title, 'New');
+  assert.deepEqual(events[2].params, { channel: ROOT, progressToken: 'p1', progress: 3, total: 10 });
+  assert.equal(malformed.length, 1);
+  assert.match(malformed[0].message, /auth\/required/);
   client.close();
 });

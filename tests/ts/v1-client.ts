@@ -100,6 +100,14 @@ export async function ide(url: string): Promise<void> {
   // Events carry 1.0 actions and notifications.
   client.onEvent((event: ClientEvent) => {
     if (event.type === 'notification' && event.method === 'root/sessionAdded') render(event.params.summary.resource);
+    // `progress` is new in 1.0: its params are typed by the method.
+    if (event.type === 'notification' && event.method === 'progress') {
+      const done: number = event.params.progress;
+      const token: string = event.params.progressToken;
+      render([done, event.params.total, token]);
+      // @ts-expect-error: no such member on ProgressParams
+      render(event.params.summary);
+    }
     if (event.type === 'pendingDropped') render(event.actions.map((a) => a.action.type));
   });
 

@@ -39,14 +39,18 @@ mod commands_v1 {
     super::command_table_v1::for_each_command_v1!(command_infos);
 }
 
-// The xtask reads the table only.
+// The xtask reads the tables only: 0.3.0's and 1.0's protocol notifications (the 1.0 file
+// names `NotificationInfo` by the SDK's path, which `crate::protocol` in main.rs mirrors).
 #[allow(dead_code)]
 #[path = "../../src/protocol/methods.rs"]
-mod methods;
+pub(crate) mod methods;
+#[allow(dead_code)]
+#[path = "../../src/protocol/v1/methods.rs"]
+mod methods_v1;
 
 use command_table::{CommandCall, CommandInfo, COMMANDS};
 use error_classes::{ErrorClass, ERROR_CLASSES};
-use methods::PROTOCOL_NOTIFICATIONS;
+use methods::{NotificationInfo, PROTOCOL_NOTIFICATIONS};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -61,7 +65,7 @@ fn files(root: &Path) -> Result<Vec<(&'static str, Vec<Section>)>, String> {
             vec![
                 (
                     "command types",
-                    command_types(COMMANDS, "./ahp_wasm.js", ""),
+                    command_types(COMMANDS, PROTOCOL_NOTIFICATIONS, "./ahp_wasm.js", ""),
                 ),
                 ("command methods", command_methods(COMMANDS)?),
                 ("protocol names", crate::names::declarations(root)?),
@@ -161,6 +165,7 @@ fn v1_declarations(root: &Path) -> Result<String, String> {
     out.push('\n');
     out.push_str(&command_types(
         commands_v1::COMMANDS,
+        methods_v1::PROTOCOL_NOTIFICATIONS,
         "./types.js",
         PING_PARAMS_V1,
     ));
@@ -195,9 +200,15 @@ fn methods(table: &'static [CommandInfo]) -> impl Iterator<Item = &'static Comma
     table.iter().filter(|c| c.call != CommandCall::Handshake)
 }
 
-/// `import type { ... } from module` of the types the command methods of `table` name (but
-/// those `local` declares), `local`, `CommandMap` and `NotificationMap`.
-fn command_types(table: &'static [CommandInfo], module: &str, local: &str) -> String {
+/// `import type { ... } from module` of the types the command methods of `table` and the
+/// `notifications` name (but those `local` declares), `local`, `CommandMap` and
+/// `NotificationMap`.
+fn command_types(
+    table: &'static [CommandInfo],
+    notifications: &[NotificationInfo],
+    module: &str,
+    local: &str,
+) -> String {
     let mut names: Vec<&str> = Vec::new();
     for command in methods(table) {
         let params = Some(command.params);
@@ -208,7 +219,11 @@ fn command_types(table: &'static [CommandInfo], module: &str, local: &str) -> St
             }
         }
     }
-    names.extend(PROTOCOL_NOTIFICATIONS.iter().map(|n| n.params));
+    for params in notifications.iter().map(|n| n.params) {
+        if !names.contains(&params) {
+            names.push(params);
+        }
+    }
     let declared = |name: &str| local.contains(&format!("interface {name} "));
     let mut out = String::from("import type {\n");
     for name in names.into_iter().filter(|name| !declared(name)) {
@@ -237,7 +252,7 @@ fn command_types(table: &'static [CommandInfo], module: &str, local: &str) -> St
          * `'notification'` `ClientEvent`.\n */\n\
          export interface NotificationMap {\n",
     );
-    for notification in PROTOCOL_NOTIFICATIONS {
+    for notification in notifications {
         let _ = writeln!(out, "  '{}': {};", notification.method, notification.params);
     }
     out.push_str("}\n");

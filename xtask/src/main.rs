@@ -24,6 +24,14 @@ mod render;
 mod syn_read;
 mod ts_v1;
 
+/// The SDK's path to `NotificationInfo`, which `src/protocol/v1/methods.rs` (read by
+/// `bindings`) names.
+mod protocol {
+    pub mod jsonrpc {
+        pub(crate) use crate::bindings::methods;
+    }
+}
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 

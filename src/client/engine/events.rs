@@ -63,9 +63,7 @@ pub enum DropReason {
     Unsubscribed,
 }
 
-/// A server→client protocol notification. The typed variants are AHP 0.3.0's: when the host
-/// speaks 1.0 (whose notifications have other shapes), every notification is
-/// [`ServerNotification::Other`], its params as sent (1.0's typed form:
+/// A server→client protocol notification of a 0.3.0 host (a 1.0 host's are
 /// `ServerNotificationV1`, feature `v1`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerNotification {
@@ -99,18 +97,10 @@ impl ServerNotification {
                 ServerNotification::SessionSummaryChanged(decode_params(params)?)
             }
             methods::AUTH_REQUIRED => ServerNotification::AuthRequired(decode_params(params)?),
-            _ => Self::untyped(method, params)?,
-        })
-    }
-
-    /// A notification kept as sent ([`ServerNotification::Other`]).
-    pub(super) fn untyped(
-        method: &str,
-        params: Option<RawJson<'_>>,
-    ) -> Result<ServerNotification, ErrorObject> {
-        Ok(ServerNotification::Other {
-            method: method.to_string(),
-            params: params.map(|p| decode_params(Some(p))).transpose()?,
+            _ => ServerNotification::Other {
+                method: method.to_string(),
+                params: params.map(|p| decode_params(Some(p))).transpose()?,
+            },
         })
     }
 
@@ -127,10 +117,7 @@ impl ServerNotification {
 }
 
 /// A 1.0 host's notification, typed as AHP 1.0 defines it (0.3.0's are
-/// [`ServerNotification`]). The engine hands a 1.0 connection's notifications on as sent
-/// ([`ServerNotification::Other`]: the wasm bindings pass them to JS unchanged); the native
-/// client types them with [`ServerNotificationV1::from_sent`] and reports them as
-/// `ClientEvent::NotificationV1`. Feature `v1`.
+/// [`ServerNotification`]): the engine's [`Event::NotificationV1`]. Feature `v1`.
 #[cfg(feature = "v1")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerNotificationV1 {
@@ -175,37 +162,10 @@ impl ServerNotificationV1 {
         })
     }
 
-    /// Types a notification the engine kept as sent ([`ServerNotification::Other`]'s method
-    /// and params); one of no typed method is moved into [`ServerNotificationV1::Other`]
-    /// without a copy.
-    pub fn from_sent(
-        method: String,
-        params: Option<JsonValue>,
-    ) -> Result<ServerNotificationV1, ErrorObject> {
-        if !Self::is_typed(&method) {
-            return Ok(Self::Other { method, params });
-        }
-        let text = params.as_ref().map(crate::protocol::encode::to_text);
-        let raw = match &text {
-            Some(text) => Some(RawJson::from_text(text).map_err(|e| {
-                ErrorObject::new(crate::protocol::errors::INVALID_PARAMS, e.to_string())
-            })?),
-            None => None,
-        };
-        Self::decode(&method, raw)
-    }
-
-    /// Whether [`ServerNotificationV1::decode`] gives `method` a variant of its own.
-    fn is_typed(method: &str) -> bool {
-        use crate::protocol::v1::methods as m;
-        [
-            m::SESSION_ADDED,
-            m::SESSION_REMOVED,
-            m::SESSION_SUMMARY_CHANGED,
-            m::PROGRESS,
-            m::AUTH_REQUIRED,
-        ]
-        .contains(&method)
+    /// Whether 1.0 defines this notification (MCP traffic on an `mcp://` channel or an
+    /// extension's is not the protocol's).
+    pub fn is_protocol(&self) -> bool {
+        crate::protocol::v1::methods::is_protocol_notification(self.method())
     }
 
     /// The method name.
@@ -332,6 +292,10 @@ pub enum Event {
     /// A protocol notification (`root/sessionAdded`, ...). Boxed: the largest payload, and
     /// rare; every event is moved through the queue, so the enum stays small.
     Notification(Box<ServerNotification>),
+    /// A 1.0 host's notification (`root/sessionAdded`, `progress`, ...), typed as 1.0's.
+    /// Feature `v1`.
+    #[cfg(feature = "v1")]
+    NotificationV1(Box<ServerNotificationV1>),
     /// A server request the app registered for; answer it with
     /// [`Engine::respond`](super::Engine::respond).
     ServerRequest(ServerRequest),

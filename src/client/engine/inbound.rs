@@ -141,13 +141,15 @@ impl Engine {
                 self.on_action_notification(params, text, batch)
             }
             Incoming::Notification { method, params } => {
-                let decoded = if self.channels.is_v1() {
-                    ServerNotification::untyped(method, params)
-                } else {
-                    ServerNotification::decode(method, params)
+                let decoded = match self.channels.is_v1() {
+                    #[cfg(feature = "v1")]
+                    true => super::events::ServerNotificationV1::decode(method, params)
+                        .map(|n| Event::NotificationV1(Box::new(n))),
+                    _ => ServerNotification::decode(method, params)
+                        .map(|n| Event::Notification(Box::new(n))),
                 };
                 match decoded {
-                    Ok(n) => self.events.push_back(Event::Notification(Box::new(n))),
+                    Ok(event) => self.events.push_back(event),
                     Err(e) => self.malformed(format!("bad `{method}`: {}", e.message), text),
                 }
             }

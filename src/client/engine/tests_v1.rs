@@ -393,26 +393,51 @@ fn a_replay_reconnect_resolves_1_0_echoes_and_resends_the_rest() {
 }
 
 #[test]
-fn notifications_of_a_1_0_host_arrive_as_sent() {
+fn notifications_of_a_1_0_host_are_typed_as_1_0s() {
+    use super::ServerNotificationV1;
     let mut engine = connected_v1(idle_chat());
     // 1.0's `auth/required` names a resource by its metadata object (0.3.0: a string).
     let params = json!({"channel": "ahp-root://",
         "resource": {"resource": "https://api.example", "authorization_servers": []}});
     let frame = json!({"jsonrpc": "2.0", "method": "auth/required", "params": params});
     engine.handle_frame(&frame.to_string(), 2.0);
+    // `progress` is new in 1.0; an MCP notification is not the protocol's.
+    let progress = json!({"jsonrpc": "2.0", "method": "progress",
+        "params": {"channel": "ahp-root://", "progressToken": "t1", "progress": 3, "total": 10}});
+    engine.handle_frame(&progress.to_string(), 2.0);
+    let other = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"x": 1}});
+    engine.handle_frame(&other.to_string(), 2.0);
     let events = events(&mut engine);
-    let [Event::Notification(n)] = &events[..] else {
-        panic!("one notification: {events:?}");
-    };
-    let ServerNotification::Other {
-        method,
-        params: Some(got),
-    } = &**n
+    let [Event::NotificationV1(auth), Event::NotificationV1(progress), Event::NotificationV1(other)] =
+        &events[..]
     else {
-        panic!("kept as sent: {n:?}");
+        panic!("three 1.0 notifications: {events:?}");
     };
-    assert_eq!(method, "auth/required");
-    assert_eq!(serde_json::to_value(got).unwrap(), params);
+    let ServerNotificationV1::AuthRequired(p) = &**auth else {
+        panic!("typed auth/required: {auth:?}");
+    };
+    assert_eq!(p.resource.resource, "https://api.example");
+    assert!(
+        matches!(&**progress, ServerNotificationV1::Progress(_)),
+        "{progress:?}"
+    );
+    assert!(auth.is_protocol() && progress.is_protocol());
+    assert!(!other.is_protocol());
+    assert_eq!(other.method(), "notifications/message");
+}
+
+#[test]
+fn a_1_0_notification_that_does_not_fit_its_type_is_malformed() {
+    let mut engine = connected_v1(idle_chat());
+    // 0.3.0's `auth/required` shape (a string resource) is not 1.0's.
+    let frame = json!({"jsonrpc": "2.0", "method": "auth/required",
+        "params": {"channel": "ahp-root://", "resource": "https://api.example"}});
+    engine.handle_frame(&frame.to_string(), 2.0);
+    let events = events(&mut engine);
+    let [Event::Malformed { message, .. }] = &events[..] else {
+        panic!("one malformed frame: {events:?}");
+    };
+    assert!(message.contains("auth/required"), "{message}");
 }
 
 #[test]

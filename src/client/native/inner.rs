@@ -34,9 +34,6 @@ pub(super) struct Inner {
     /// Held from draining the engine's events until they are delivered, so events drained
     /// by different threads are delivered in the engine's order.
     delivery: Mutex<()>,
-    /// Whether the last handshake chose AHP 1.0 (its notifications are typed as 1.0's).
-    #[cfg(feature = "v1")]
-    speaks_v1: AtomicBool,
     /// Monotonic clock origin: `now()` is epoch-based ms that never goes back.
     epoch_ms: f64,
     start: tokio::time::Instant,
@@ -68,8 +65,6 @@ impl Inner {
             handlers: Mutex::new(handlers),
             handshake: Mutex::new(Some(handshake)),
             delivery: Mutex::new(()),
-            #[cfg(feature = "v1")]
-            speaks_v1: AtomicBool::new(false),
             epoch_ms: crate::reduce::Clock::now(&crate::reduce::SystemClock),
             start: tokio::time::Instant::now(),
         }
@@ -131,14 +126,7 @@ impl Inner {
                     self.state.send_replace(state);
                     self.publish(Event::StateChanged(state));
                 }
-                Event::Connected { ref info, .. } => {
-                    #[cfg(feature = "v1")]
-                    self.speaks_v1.store(
-                        info.protocol_version == crate::protocol::v1::PROTOCOL_VERSION,
-                        Ordering::SeqCst,
-                    );
-                    #[cfg(not(feature = "v1"))]
-                    let _ = info;
+                Event::Connected { .. } => {
                     if let Some(tx) = lock(&self.handshake).take() {
                         let _ = tx.send(Ok(()));
                     }
@@ -202,44 +190,10 @@ impl Inner {
                     self.publish(event);
                 }
                 #[cfg(feature = "v1")]
-                Event::Notification(n) if self.speaks_v1.load(Ordering::SeqCst) => {
-                    self.publish_v1_notification(*n)
+                Event::NotificationV1(n) => {
+                    let _ = self.events.send(ClientEvent::NotificationV1(n));
                 }
                 other => self.publish(other),
-            }
-        }
-    }
-
-    /// A 1.0 host's notification (the engine keeps them as sent), typed as 1.0's; one whose
-    /// params do not fit its type is reported as a malformed frame, as the engine reports a
-    /// 0.3.0 one.
-    #[cfg(feature = "v1")]
-    fn publish_v1_notification(&self, n: crate::client::engine::ServerNotification) {
-        use crate::client::engine::{ServerNotification, ServerNotificationV1};
-        let ServerNotification::Other { method, params } = n else {
-            return self.publish(Event::Notification(Box::new(n)));
-        };
-        // The frame as the engine would have quoted it: the notification, 200 characters.
-        let params_text = params.as_ref().map(crate::protocol::encode::to_text);
-        match ServerNotificationV1::from_sent(method.clone(), params) {
-            Ok(typed) => {
-                let _ = self
-                    .events
-                    .send(ClientEvent::NotificationV1(Box::new(typed)));
-            }
-            Err(e) => {
-                let method_text = crate::protocol::encode::to_text(method.as_str());
-                let params_text = params_text.unwrap_or_else(|| "null".into());
-                let whole =
-                    format!(r#"{{"jsonrpc":"2.0","method":{method_text},"params":{params_text}}}"#);
-                let frame = match whole.char_indices().nth(200) {
-                    Some((cut, _)) => format!("{}…", &whole[..cut]),
-                    None => whole,
-                };
-                self.publish(Event::Malformed {
-                    message: format!("bad `{method}`: {}", e.message),
-                    frame,
-                });
             }
         }
     }

@@ -2,9 +2,10 @@
 //! of what server-request handlers return and throw.
 
 use super::errors::{set, string_array, to_js_error};
-use crate::client::engine::{DropReason, Event, ServerInfo, ServerNotification};
+#[cfg(feature = "v0_3")]
+use crate::client::engine::ServerNotification;
+use crate::client::engine::{DropReason, Event, ServerInfo};
 use crate::client::Error;
-use crate::protocol::jsonrpc::methods;
 use crate::protocol::jsonrpc::ErrorObject;
 use crate::protocol::JsonValue;
 use crate::wasm::convert::to_js;
@@ -92,29 +93,54 @@ fn drop_reason(reason: DropReason) -> &'static str {
     }
 }
 
+/// A `notification` event (one of the protocol's: apart, so that TypeScript narrows `params`
+/// by `method`) or an `otherNotification`.
+fn notification(protocol: bool, method: &str, params: Result<JsValue, JsValue>) -> Object {
+    let o = object(if protocol {
+        "notification"
+    } else {
+        "otherNotification"
+    });
+    set(&o, "method", method);
+    set(&o, "params", params.unwrap_or_default());
+    o
+}
+
+/// The params of a notification kept as sent.
+fn raw_params(params: &Option<JsonValue>) -> Result<JsValue, JsValue> {
+    match params {
+        Some(p) => to_js(p),
+        None => Ok(JsValue::UNDEFINED),
+    }
+}
+
 /// The `ClientEvent` of an engine event, for those the app sees.
 pub fn client_event(event: &Event) -> Option<JsValue> {
     let o = match event {
+        #[cfg(feature = "v0_3")]
         Event::Notification(n) => {
-            // Apart, so that TypeScript narrows `params` by `method` for the protocol's own.
-            let o = object(if methods::is_protocol_notification(n.method()) {
-                "notification"
-            } else {
-                "otherNotification"
-            });
-            set(&o, "method", n.method());
             let params = match &**n {
                 ServerNotification::SessionAdded(p) => to_js(p),
                 ServerNotification::SessionRemoved(p) => to_js(p),
                 ServerNotification::SessionSummaryChanged(p) => to_js(p),
                 ServerNotification::AuthRequired(p) => to_js(p),
-                ServerNotification::Other { params, .. } => match params {
-                    Some(p) => to_js(p),
-                    None => Ok(JsValue::UNDEFINED),
-                },
+                ServerNotification::Other { params, .. } => raw_params(params),
             };
-            set(&o, "params", params.unwrap_or_default());
-            o
+            let protocol = crate::protocol::jsonrpc::methods::is_protocol_notification(n.method());
+            notification(protocol, n.method(), params)
+        }
+        #[cfg(feature = "v1")]
+        Event::NotificationV1(n) => {
+            use crate::client::engine::ServerNotificationV1 as N;
+            let params = match &**n {
+                N::SessionAdded(p) => to_js(p),
+                N::SessionRemoved(p) => to_js(p),
+                N::SessionSummaryChanged(p) => to_js(p),
+                N::Progress(p) => to_js(p),
+                N::AuthRequired(p) => to_js(p),
+                N::Other { params, .. } => raw_params(params),
+            };
+            notification(n.is_protocol(), n.method(), params)
         }
         Event::Resync { channel, reason } => {
             let o = object("resync");
