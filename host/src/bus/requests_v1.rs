@@ -99,8 +99,8 @@ fn shared(method: &str, params: Option<RawJson<'_>>) -> Result<RequestV1, ErrorO
             }
         }
     }
-    let raw = RawJsonBuf::from_string(json.to_string())
-        .map_err(|e| invalid(format!("params: {e}")))?;
+    let raw =
+        RawJsonBuf::from_string(json.to_string()).map_err(|e| invalid(format!("params: {e}")))?;
     match Request::parse(method, Some(raw.as_raw())) {
         Some(request) => request.map(RequestV1::Shared),
         None => Err(ErrorObject::new(errors::METHOD_NOT_FOUND, not_yet(method))),

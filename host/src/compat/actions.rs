@@ -186,8 +186,11 @@ fn session_action(kind: &str, action: &Value, change: &SessionChange<'_>) -> Vie
     };
     let none = || View::Actions(Vec::new());
     let one = match (name, change) {
-        ("ready" | "creationFailed" | "titleChanged" | "serverToolsChanged" | "configChanged"
-        | "changesetsChanged", _) => renamed(action, name, &[]),
+        (
+            "ready" | "creationFailed" | "titleChanged" | "serverToolsChanged" | "configChanged"
+            | "changesetsChanged",
+            _,
+        ) => renamed(action, name, &[]),
         // 1.0 has more ways to change a customization (per-source enablement, children,
         // start/stop requests); 0.3.0 is sent what changed, entry by entry.
         (_, SessionChange::Customizations { before, after }) => {

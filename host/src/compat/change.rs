@@ -128,13 +128,10 @@ fn one_customization<'a>(
     let list = state.customizations.as_deref();
     let index = list.and_then(|list| match target {
         Target::Top(id) => list.iter().position(|c| top_id(c) == Some(id)),
-        Target::Any(id) => list
-            .iter()
-            .position(|c| top_id(c) == Some(id))
-            .or_else(|| {
-                list.iter()
-                    .position(|c| children(c).iter().any(|ch| child_id(ch) == Some(id)))
-            }),
+        Target::Any(id) => list.iter().position(|c| top_id(c) == Some(id)).or_else(|| {
+            list.iter()
+                .position(|c| children(c).iter().any(|ch| child_id(ch) == Some(id)))
+        }),
     });
     let before = list.zip(index).map(|(list, i)| &list[i]);
     if before.is_none() && matches!(target, Target::Any(_)) {

@@ -85,7 +85,9 @@ fn lifecycle_v1(terminal: &mut Value) {
         return;
     };
     let lifecycle = match members.remove("exitCode") {
-        Some(code) if !code.is_null() => serde_json::json!({ "status": "exited", "exitCode": code }),
+        Some(code) if !code.is_null() => {
+            serde_json::json!({ "status": "exited", "exitCode": code })
+        }
         _ => serde_json::json!({ "status": "running" }),
     };
     members.insert("lifecycle".into(), lifecycle);
@@ -153,11 +155,15 @@ mod tests {
             "claim": { "kind": "session", "session": "ahp-session:/s1" },
         });
         channel_state_v1(&mut state, true);
-        assert_eq!(state["lifecycle"], json!({ "status": "exited", "exitCode": 2 }));
+        assert_eq!(
+            state["lifecycle"],
+            json!({ "status": "exited", "exitCode": 2 })
+        );
         assert!(state.get("exitCode").is_none());
         assert_eq!(state["claim"]["chat"], "ahp-chat:/s1/default");
         assert_eq!(state["cols"].as_i64(), Some(80));
-        let mut running = json!({ "title": "t", "content": [], "claim": { "kind": "client", "clientId": "c" } });
+        let mut running =
+            json!({ "title": "t", "content": [], "claim": { "kind": "client", "clientId": "c" } });
         channel_state_v1(&mut running, true);
         assert_eq!(running["lifecycle"], json!({ "status": "running" }));
         assert!(running["claim"].get("chat").is_none());

@@ -221,7 +221,11 @@ impl Hub {
     }
 
     /// Registers a subscription, counted against the per-connection limit.
-    pub(super) fn add_subscription(&mut self, conn: ConnId, channel: &str) -> Result<(), ErrorObject> {
+    pub(super) fn add_subscription(
+        &mut self,
+        conn: ConnId,
+        channel: &str,
+    ) -> Result<(), ErrorObject> {
         let max = self.core.limits.max_subscriptions;
         let c = self
             .core

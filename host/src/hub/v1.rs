@@ -464,7 +464,10 @@ impl Hub {
                 return;
             };
             let change = SessionChange::of(&mirror.session, &action);
-            (channel.clone(), compat::action(Source::Session(&change), &json))
+            (
+                channel.clone(),
+                compat::action(Source::Session(&change), &json),
+            )
         } else if let Some(uri) = session_of_chat(&channel) {
             let Some(mirror) = self.core.sessions.get(&uri).and_then(|s| s.v1.as_ref()) else {
                 // Actions for a channel that does not exist are ignored (as on 0.3.0).

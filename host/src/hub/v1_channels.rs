@@ -95,12 +95,7 @@ impl Hub {
 
     /// A command 1.0 shares with 0.3.0, answered by its 0.3.0 handler: results with 1.0's
     /// integers.
-    pub(super) fn shared_request_v1(
-        &mut self,
-        conn: ConnId,
-        id: &RequestId,
-        request: Request,
-    ) {
+    pub(super) fn shared_request_v1(&mut self, conn: ConnId, id: &RequestId, request: Request) {
         self.core.respond_v1 = true;
         self.on_request(conn, id.clone(), request);
         self.core.respond_v1 = false;

@@ -66,10 +66,7 @@ fn check(fixture: &Value, chat_channel: bool, counts: &mut Counts) -> Result<(),
             compat::action(Source::DefaultChat { before: &before }, json)
         } else {
             // What the host derives from the session before the action, without a copy.
-            let sent = compat::action(
-                Source::Session(&SessionChange::of(&session, &action)),
-                json,
-            );
+            let sent = compat::action(Source::Session(&SessionChange::of(&session, &action)), json);
             reduce::v1::session_reducer(&mut session, &action);
             sent
         };
