@@ -197,7 +197,7 @@ fn session_action(kind: &str, action: &Value, change: &SessionChange<'_>) -> Vie
             return View::Actions(customization_changes(before.unwrap_or_default(), after));
         }
         (_, SessionChange::Customization { list, index, after }) => {
-            return View::Actions(one_customization(*list, *index, after.as_ref()));
+            return View::Actions(one_customization(*list, *index, after.as_deref()));
         }
         (_, SessionChange::WorkingDirectory { before, after }) => {
             if *before == after.as_deref() {

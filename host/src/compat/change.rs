@@ -31,7 +31,7 @@ pub enum SessionChange<'a> {
     Customization {
         list: Option<&'a [Customization]>,
         index: Option<usize>,
-        after: Option<Customization>,
+        after: Option<Box<Customization>>,
     },
 }
 
@@ -144,7 +144,10 @@ fn one_customization<'a>(
     SessionChange::Customization {
         list,
         index,
-        after: scratch.customizations.and_then(|l| l.into_iter().next()),
+        after: scratch
+            .customizations
+            .and_then(|l| l.into_iter().next())
+            .map(Box::new),
     }
 }
 
@@ -174,5 +177,71 @@ fn children(entry: &Customization) -> &[ChildCustomization] {
         Customization::Plugin(c) => c.children.as_deref().unwrap_or_default(),
         Customization::Directory(c) => c.children.as_deref().unwrap_or_default(),
         Customization::McpServer(_) | Customization::Unknown(_) => &[],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn session(extra: serde_json::Value) -> v1::SessionState {
+        let mut json = json!({
+            "provider": "p", "title": "S", "status": 1, "lifecycle": "ready",
+            "activeClients": [], "chats": [],
+        });
+        json.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        serde_json::from_value(json).unwrap()
+    }
+
+    fn action(json: serde_json::Value) -> StateAction {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn a_child_toggled_changes_its_container_only() {
+        let state = session(json!({ "customizations": [
+            { "type": "plugin", "id": "q", "name": "q", "uri": "https://plugins.example/q" },
+            { "type": "plugin", "id": "p", "name": "p", "uri": "https://plugins.example/p",
+              "children": [{ "type": "skill", "id": "s", "name": "s", "uri": "file:///p/s" }] },
+        ]}));
+        let toggle = action(json!({ "type": "session/customizationToggled", "id": "s",
+            "enablement": [{ "kind": "session", "enabled": false }] }));
+        let SessionChange::Customization { list, index, after } =
+            SessionChange::of(&state, &toggle)
+        else {
+            panic!("one customization");
+        };
+        assert_eq!(list.map(<[_]>::len), Some(2));
+        assert_eq!(index, Some(1));
+        let after = serde_json::to_value(after.expect("kept")).unwrap();
+        assert_eq!(after["id"], "p");
+        assert_eq!(after["children"][0]["enabled"], false);
+        // Nothing to toggle: nothing changes.
+        let missing = action(json!({ "type": "session/customizationToggled", "id": "x",
+            "enablement": [] }));
+        assert_eq!(SessionChange::of(&state, &missing), SessionChange::Nothing);
+    }
+
+    #[test]
+    fn the_first_active_client_follows_sets_and_removals() {
+        let state = session(json!({ "activeClients": [
+            { "clientId": "a", "tools": [] }, { "clientId": "b", "tools": [] },
+        ]}));
+        let set_b = action(json!({ "type": "session/activeClientSet",
+            "activeClient": { "clientId": "b", "tools": [] } }));
+        let SessionChange::ActiveClient { before, after } = SessionChange::of(&state, &set_b)
+        else {
+            panic!("the active client");
+        };
+        assert_eq!(before.map(|c| c.client_id.as_str()), Some("a"));
+        assert_eq!(after.map(|c| c.client_id.as_str()), Some("a"));
+        let remove_a = action(json!({ "type": "session/activeClientRemoved", "clientId": "a" }));
+        let SessionChange::ActiveClient { after, .. } = SessionChange::of(&state, &remove_a) else {
+            panic!("the active client");
+        };
+        assert_eq!(after.map(|c| c.client_id.as_str()), Some("b"));
     }
 }
