@@ -628,3 +628,45 @@ async fn a_1_0_client_authenticates_to_the_protected_agent() {
     let created = request(&mut raw, 5, "createSession", json!({"channel": S})).await;
     assert!(created.get("result").is_some(), "{created}");
 }
+
+#[tokio::test]
+async fn one_subscription_limit_holds_for_all_of_a_1_0_clients_channels() {
+    let t = start_host_with(|c| c.limits.max_subscriptions = 2).await;
+    let mut raw = raw_v1(&t, "raw-limit").await;
+    let created = request(&mut raw, 2, "createSession", json!({"channel": S})).await;
+    assert!(created.get("result").is_some(), "{created}");
+    let claim = json!({"kind": "client", "clientId": "raw-limit"});
+    let made = request(
+        &mut raw,
+        3,
+        "createTerminal",
+        json!({"channel": T, "claim": claim}),
+    )
+    .await;
+    assert_eq!(made["result"], json!({}), "{made}");
+    let other = "ahp-terminal:/v1-term-2";
+    let made = request(
+        &mut raw,
+        4,
+        "createTerminal",
+        json!({"channel": other, "claim": claim}),
+    )
+    .await;
+    assert_eq!(made["result"], json!({}), "{made}");
+    for (id, channel) in [(5, S), (6, T)] {
+        let sub = request(&mut raw, id, "subscribe", json!({"channel": channel})).await;
+        assert!(sub.get("result").is_some(), "{sub}");
+    }
+    // A third channel of either kind is over the limit; a repeated one is not.
+    for (id, channel) in [(7, other), (8, C), (9, ROOT_CHANNEL)] {
+        let sub = request(&mut raw, id, "subscribe", json!({"channel": channel})).await;
+        assert_eq!(sub["error"]["code"], -32600, "{sub}");
+    }
+    let again = request(&mut raw, 10, "subscribe", json!({"channel": T})).await;
+    assert!(again.get("result").is_some(), "{again}");
+    // Leaving one frees its place.
+    let leave = json!({"jsonrpc": "2.0", "method": "unsubscribe", "params": {"channel": T}});
+    raw.send_text(leave.to_string()).await;
+    let sub = request(&mut raw, 11, "subscribe", json!({"channel": other})).await;
+    assert!(sub.get("result").is_some(), "{sub}");
+}

@@ -24,6 +24,7 @@ use super::commands::{
 };
 use super::features::snapshot_json;
 use super::identity::Claim;
+use super::v1_channels::limit_reached;
 use super::v1_mirror::{envelope_frame, session_of_chat, Mirror, PendingV1, CHAT_PREFIX, V1};
 use super::v1_root::{root_state, summary, with_mirror};
 use super::{fanout, ConnId, Hub};
@@ -205,6 +206,10 @@ impl Hub {
         let Some(c) = self.core.conns.get_mut(&conn) else {
             return Ok(snapshot);
         };
+        // One limit for both lists of a 1.0 connection (feature channels are in `subs`).
+        if !c.v1_subs.contains(channel) && c.v1_subs.len() + c.subs.len() >= max {
+            return Err(limit_reached(max));
+        }
         if insert_subscription(&mut c.v1_subs, channel, max)? {
             if let Some(subs) = self.subscribers_v1(channel) {
                 subs.push(conn);

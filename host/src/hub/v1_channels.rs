@@ -43,9 +43,15 @@ impl Hub {
             .and_then(|json| RawJsonBuf::from_string(json).ok())
             .ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no such channel on this host"))?;
         self.within_response_budget(snapshot.get().len())?;
-        if self.core.conns.contains_key(&conn) {
-            self.add_subscription(conn, channel)?;
+        let Some(c) = self.core.conns.get(&conn) else {
+            return Ok(snapshot);
+        };
+        // One limit for both lists of a 1.0 connection.
+        let max = self.core.limits.max_subscriptions;
+        if !c.subs.contains(channel) && c.subs.len() + c.v1_subs.len() >= max {
+            return Err(limit_reached(max));
         }
+        self.add_subscription(conn, channel)?;
         Ok(snapshot)
     }
 
@@ -100,4 +106,12 @@ impl Hub {
         self.on_request(conn, id.clone(), request);
         self.core.respond_v1 = false;
     }
+}
+
+/// The error of a subscription over the connection's limit.
+pub(super) fn limit_reached(max: usize) -> ErrorObject {
+    ErrorObject::new(
+        errors::INVALID_REQUEST,
+        format!("subscription limit ({max}) reached"),
+    )
 }
