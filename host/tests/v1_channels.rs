@@ -670,3 +670,76 @@ async fn one_subscription_limit_holds_for_all_of_a_1_0_clients_channels() {
     let sub = request(&mut raw, 11, "subscribe", json!({"channel": other})).await;
     assert!(sub.get("result").is_some(), "{sub}");
 }
+
+/// The host's requests to a client that published a plugin (`resourceList`, `resourceRead`)
+/// reach a 1.0 client in the shapes 1.0 has for them (the same as 0.3.0's), and its answers
+/// fill the plugin in.
+#[tokio::test]
+async fn the_host_reads_a_plugin_a_1_0_client_published_from_it() {
+    let t = start_host().await;
+    let mut raw = raw_v1(&t, "raw-plugin").await;
+    let created = request(&mut raw, 2, "createSession", json!({"channel": S})).await;
+    assert!(created.get("result").is_some(), "{created}");
+    let sub = request(&mut raw, 3, "subscribe", json!({"channel": S})).await;
+    assert!(sub.get("result").is_some(), "{sub}");
+    let root = "virtual://a/page-skills";
+    let skill = format!("{root}/skills/greet/SKILL.md");
+    let plugin = json!({"type": "plugin", "id": "page-skills", "uri": root,
+        "name": "Skills from the page", "nonce": "n1"});
+    dispatch(
+        &mut raw,
+        S,
+        1,
+        json!({"type": "session/activeClientSet", "activeClient": {
+            "clientId": "raw-plugin", "tools": [], "customizations": [plugin]}}),
+    )
+    .await;
+    let mut requests = Vec::new();
+    let serve = async {
+        loop {
+            let frame = raw.read_frame().await.expect("connection open");
+            if let (Some(id), Some(method)) = (frame.get("id"), frame["method"].as_str()) {
+                let uri = frame["params"]["uri"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned();
+                let result = match (method, uri.as_str()) {
+                    ("resourceList", u) if u == root => {
+                        json!({"entries": [{"name": "skills", "type": "directory"}]})
+                    }
+                    ("resourceList", u) if u == format!("{root}/skills") => {
+                        json!({"entries": [{"name": "greet", "type": "directory"}]})
+                    }
+                    ("resourceList", u) if u == format!("{root}/skills/greet") => {
+                        json!({"entries": [{"name": "SKILL.md", "type": "file"}]})
+                    }
+                    ("resourceRead", u) if u == skill => json!({"data":
+                        "---\ndescription: Greets over 1.0.\n---\nSay hello.\n",
+                        "encoding": "utf-8", "contentType": "text/markdown"}),
+                    _ => {
+                        let reply = json!({"jsonrpc": "2.0", "id": id, "error":
+                            {"code": -32008, "message": "no such file"}});
+                        raw.send_text(reply.to_string()).await;
+                        requests.push((method.to_owned(), uri));
+                        continue;
+                    }
+                };
+                requests.push((method.to_owned(), uri));
+                let reply = json!({"jsonrpc": "2.0", "id": id, "result": result});
+                raw.send_text(reply.to_string()).await;
+            } else if frame["method"] == "action" && frame["params"]["channel"] == S {
+                let envelope = &frame["params"];
+                assert!(envelope.get("rejectionReason").is_none(), "{envelope}");
+                if envelope.to_string().contains("Greets over 1.0.") {
+                    return envelope.clone();
+                }
+            }
+        }
+    };
+    let shown = tokio::time::timeout(WAIT, serve)
+        .await
+        .unwrap_or_else(|_| panic!("the plugin was never read"));
+    let _: v1::StateAction = serde_json::from_value(shown["action"].clone()).expect("a 1.0 action");
+    assert!(requests.contains(&("resourceList".to_owned(), root.to_owned())));
+    assert!(requests.contains(&("resourceRead".to_owned(), skill)));
+}

@@ -1,7 +1,7 @@
 //! The 0.3.0 actions of a 1.0 action (the envelopes' view).
 
 use super::change::{top_id, SessionChange};
-use super::state::{customization, response_part, tool_call_fields};
+use super::state::{active_client, customization, response_part, tool_call_fields};
 use ahp_wasm::protocol::v1::{self, Customization};
 use serde_json::{json, Map, Value};
 
@@ -216,7 +216,12 @@ fn session_action(kind: &str, action: &Value, change: &SessionChange<'_>) -> Vie
             if before == after {
                 return none();
             }
-            let now = after.and_then(|c| serde_json::to_value(c).ok());
+            let now = after
+                .and_then(|c| serde_json::to_value(c).ok())
+                .map(|mut c| {
+                    active_client(&mut c);
+                    c
+                });
             json!({ "type": "session/activeClientChanged", "activeClient": now })
         }
         // Chats, annotations, input-needed summaries, read and archived flags and the
