@@ -286,19 +286,20 @@ impl Hub {
     }
 
     /// `initialize` of a client that chose 1.0: 1.0 snapshots of the initial subscriptions
-    /// that exist; no `capabilities.mcpApps` (no MCP Apps for 1.0 clients yet).
+    /// that exist. `capabilities.mcpApps` (`apps`) opens the `mcp://` channels to it; the 1.0
+    /// mirrors, one per session for every 1.0 client, show MCP Apps and channels to all.
     pub(super) fn initialize_v1(
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        client_id: String,
-        secret: Option<String>,
+        (client_id, secret): (String, Option<String>),
         channels: Vec<String>,
+        apps: bool,
     ) -> Result<(), ErrorObject> {
         let (channels, snapshots) = self.handshake_snapshots_v1(channels)?;
         let client_secret =
             self.claim_client_id(conn, &client_id, secret.as_deref(), Claim::Initialize)?;
-        self.core.bindings.set_mcp_apps(&client_id, false);
+        self.core.bindings.set_mcp_apps(&client_id, apps);
         self.mark_v1(conn, &client_id);
         self.mark_initialized(conn, client_id);
         self.add_subscriptions_v1(conn, &channels);
