@@ -422,10 +422,13 @@ impl Reader<'_> {
                     errors::METHOD_NOT_FOUND,
                     crate::bus::requests_v1::not_yet(m),
                 )),
-                None => Err(ErrorObject::new(
-                    errors::METHOD_NOT_FOUND,
-                    format!("unknown method `{}`", clip(m)),
-                )),
+                None => match mcp_channel_message(self.conn, Some(&id), m, params) {
+                    Some(message) => return self.forward(HubMsg::McpChannel(message)).await,
+                    None => Err(ErrorObject::new(
+                        errors::METHOD_NOT_FOUND,
+                        format!("unknown method `{}`", clip(m)),
+                    )),
+                },
             },
         };
         match request {

@@ -483,3 +483,53 @@ async fn a_1_0_client_reconnects_to_fresh_1_0_snapshots_and_its_session_survives
 fn chat_of(client: &AhpClient) -> v1::ChatState {
     chat(client, C).expect("a chat mirror")
 }
+
+/// The host's `systemMessageTransform` request (the same in both versions) reaches the 1.0
+/// client that is the session's active client and opted into the section; its answer is the
+/// prompt the turn runs with.
+#[tokio::test]
+async fn a_1_0_active_client_transforms_the_system_prompt() {
+    let t = start_host().await;
+    let mut raw = raw_v1(&t, "v1-ide").await;
+    let created = request(&mut raw, 2, "createSession", json!({"channel": S})).await;
+    assert!(created.get("result").is_some(), "{created}");
+    request(&mut raw, 3, "subscribe", json!({"channel": S})).await;
+    request(&mut raw, 4, "subscribe", json!({"channel": C})).await;
+    let claim = json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
+        "channel": S, "clientSeq": 1, "action": {"type": "session/activeClientSet",
+        "activeClient": {"clientId": "v1-ide", "tools": [],
+            "systemMessageTransform": {"sections": ["tone"]}}}}});
+    raw.send_text(claim.to_string()).await;
+    let echo = envelope_on(&mut raw, S).await;
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    let started = json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
+        "channel": C, "clientSeq": 2,
+        "action": {"type": "chat/turnStarted", "turnId": "t1",
+            "startedAt": "2026-01-01T00:00:00.000Z",
+            "message": {"text": "/prompt", "origin": {"kind": "user"}}}}});
+    raw.send_text(started.to_string()).await;
+    let asked = loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["method"] == "systemMessageTransform" {
+            break frame;
+        }
+    };
+    assert_eq!(asked["params"]["channel"], S, "{asked}");
+    let tone = asked["params"]["sections"]["tone"]["content"].as_str();
+    assert!(
+        tone.is_some_and(|t| t.starts_with("Write plainly")),
+        "{asked}"
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": asked["id"],
+        "result": {"sections": {"tone": {"content": "Talk like a pirate."}}}});
+    raw.send_text(answer.to_string()).await;
+    loop {
+        let envelope = envelope_on(&mut raw, C).await;
+        if envelope["action"]["type"] == "chat/turnComplete" {
+            break;
+        }
+    }
+    let sub = request(&mut raw, 5, "subscribe", json!({"channel": C})).await;
+    let turn = sub["result"]["snapshot"]["state"]["turns"][0].to_string();
+    assert!(turn.contains("## tone\\nTalk like a pirate."), "{turn}");
+}

@@ -4,58 +4,17 @@
 //! reducer to the state a fresh snapshot of the host shows.
 
 mod common;
+mod v1_support;
 
 use ahp_types_v1::actions::{ActionEnvelope, StateAction};
 use ahp_types_v1::state::{ChatState, SnapshotState};
-use ahp_v1::{
-    Client, ClientConfig, SubscriptionEvent, Transport, TransportError, TransportMessage,
-};
+use ahp_v1::{Client, ClientConfig, SubscriptionEvent};
 use common::*;
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
-use tokio_tungstenite::tungstenite::Message as WsMessage;
+use v1_support::WsTransport;
 
 const S: &str = "ahp-session:/official-v1";
 const C: &str = "ahp-chat:/official-v1/default";
-
-/// A WebSocket transport for the official client.
-struct WsTransport(Ws);
-
-impl Transport for WsTransport {
-    async fn send(&mut self, msg: TransportMessage) -> Result<(), TransportError> {
-        let text = match msg {
-            TransportMessage::Text(t) => t,
-            TransportMessage::Binary(b) => {
-                String::from_utf8(b).map_err(|e| TransportError::Protocol(e.to_string()))?
-            }
-            TransportMessage::Parsed(m) => {
-                serde_json::to_string(&m).map_err(|e| TransportError::Protocol(e.to_string()))?
-            }
-        };
-        self.0
-            .send(WsMessage::text(text))
-            .await
-            .map_err(|e| TransportError::Protocol(e.to_string()))
-    }
-
-    async fn recv(&mut self) -> Result<Option<TransportMessage>, TransportError> {
-        loop {
-            match self.0.next().await {
-                Some(Ok(WsMessage::Text(t))) => {
-                    return Ok(Some(TransportMessage::Text(t.to_string())))
-                }
-                Some(Ok(WsMessage::Close(_))) | None => return Ok(None),
-                Some(Ok(_)) => continue,
-                Some(Err(e)) => return Err(TransportError::Protocol(e.to_string())),
-            }
-        }
-    }
-
-    async fn close(&mut self) -> Result<(), TransportError> {
-        let _ = self.0.close(None).await;
-        Ok(())
-    }
-}
 
 async fn chat_snapshot(client: &Client, uri: &str) -> ChatState {
     let (result, _) = client.subscribe(uri.into()).await.expect("subscribe");

@@ -1,7 +1,8 @@
 //! The 0.3.0 actions of a 1.0 action (the envelopes' view).
 
-use super::state::{customizations, response_part, tool_call_fields};
-use ahp_wasm::protocol::v1;
+use super::change::{top_id, SessionChange};
+use super::state::{active_client, customization, response_part, tool_call_fields};
+use ahp_wasm::protocol::v1::{self, Customization};
 use serde_json::{json, Map, Value};
 
 /// What a 0.3.0 client is sent for one 1.0 action.
@@ -16,12 +17,9 @@ pub enum View {
 
 /// Where a 1.0 action was applied.
 pub enum Source<'a> {
-    /// The session channel, with the session's state before and after the action (the view's
-    /// single active client is the first of the list).
-    Session {
-        before: &'a v1::SessionState,
-        after: &'a v1::SessionState,
-    },
+    /// The session channel, with what the action changes there that the view derives
+    /// ([`SessionChange::of`] the session before it).
+    Session(&'a SessionChange<'a>),
     /// The session's default chat (shown), with its state before the action.
     DefaultChat { before: &'a v1::ChatState },
     /// Any other chat of the session: not shown.
@@ -34,7 +32,7 @@ pub fn action(source: Source<'_>, action: &Value) -> View {
     match source {
         Source::DefaultChat { before } => chat_action(kind, action, before),
         Source::OtherChat => View::Actions(Vec::new()),
-        Source::Session { before, after } => session_action(kind, action, before, after),
+        Source::Session(change) => session_action(kind, action, change),
     }
 }
 
@@ -182,56 +180,48 @@ fn chat_action_of(kind: &str, action: &Value, before: &v1::ChatState) -> Option<
     })
 }
 
-fn session_action(
-    kind: &str,
-    action: &Value,
-    before: &v1::SessionState,
-    after: &v1::SessionState,
-) -> View {
+fn session_action(kind: &str, action: &Value, change: &SessionChange<'_>) -> View {
     let Some(name) = kind.strip_prefix("session/") else {
         return View::Actions(Vec::new());
     };
     let none = || View::Actions(Vec::new());
-    let one = match name {
-        "ready" | "creationFailed" | "titleChanged" | "serverToolsChanged" | "configChanged"
-        | "changesetsChanged" => renamed(action, name, &[]),
+    let one = match (name, change) {
+        (
+            "ready" | "creationFailed" | "titleChanged" | "serverToolsChanged" | "configChanged"
+            | "changesetsChanged",
+            _,
+        ) => renamed(action, name, &[]),
         // 1.0 has more ways to change a customization (per-source enablement, children,
         // start/stop requests); 0.3.0 is sent what changed, entry by entry.
-        "customizationsChanged"
-        | "customizationUpdated"
-        | "customizationRemoved"
-        | "customizationToggled"
-        | "mcpServerStateChanged"
-        | "mcpServerStartRequested"
-        | "mcpServerStopRequested"
-        | "mcpServerBackgroundRequested" => {
-            return View::Actions(customization_changes(before, after));
+        (_, SessionChange::Customizations { before, after }) => {
+            return View::Actions(customization_changes(before.unwrap_or_default(), after));
         }
-        "workingDirectorySet" | "workingDirectoryRemoved" | "workingDirectoryReplaced" => {
-            let first = |s: &v1::SessionState| {
-                s.working_directories
-                    .as_ref()
-                    .and_then(|d| d.first().cloned())
-            };
-            if first(before) == first(after) {
+        (_, SessionChange::Customization { list, index, after }) => {
+            return View::Actions(one_customization(*list, *index, after.as_deref()));
+        }
+        (_, SessionChange::WorkingDirectory { before, after }) => {
+            if *before == after.as_deref() {
                 return none();
             }
             return View::Resync("the session's working directory");
         }
-        "metaChanged" => {
+        ("metaChanged", _) => {
             let mut out = renamed(action, name, &[]);
             if out.get("meta").is_none_or(Value::is_null) {
                 out["meta"] = Value::Object(Map::new());
             }
             out
         }
-        "activeClientSet" | "activeClientRemoved" => {
-            let first = |s: &v1::SessionState| s.active_clients.first().cloned();
-            let (was, now) = (first(before), first(after));
-            if was == now {
+        (_, SessionChange::ActiveClient { before, after }) => {
+            if before == after {
                 return none();
             }
-            let now = now.and_then(|c| serde_json::to_value(c).ok());
+            let now = after
+                .and_then(|c| serde_json::to_value(c).ok())
+                .map(|mut c| {
+                    active_client(&mut c);
+                    c
+                });
             json!({ "type": "session/activeClientChanged", "activeClient": now })
         }
         // Chats, annotations, input-needed summaries, read and archived flags and the
@@ -241,18 +231,58 @@ fn session_action(
     View::Actions(vec![one])
 }
 
-/// The 0.3.0 actions that take the view's customizations from `before`'s to `after`'s: one
+/// A customization as the view shows it.
+fn view_of(entry: &Customization) -> Value {
+    let mut out = serde_json::to_value(entry).unwrap_or(Value::Null);
+    customization(&mut out);
+    out
+}
+
+/// The 0.3.0 actions for one top-level customization changed: `customizationRemoved` or
+/// `customizationUpdated` (which appends a new one); the whole list when another entry has the
+/// same id (0.3.0's by-id actions could not say which one changed).
+fn one_customization(
+    list: Option<&[Customization]>,
+    index: Option<usize>,
+    after: Option<&Customization>,
+) -> Vec<Value> {
+    let list = list.unwrap_or_default();
+    let before = index.and_then(|i| list.get(i));
+    let Some(id) = before.or(after).and_then(top_id) else {
+        return Vec::new();
+    };
+    let shared = list
+        .iter()
+        .enumerate()
+        .any(|(i, c)| Some(i) != index && top_id(c) == Some(id));
+    if shared {
+        let mut now: Vec<Customization> = list.to_vec();
+        match (index, after) {
+            (Some(i), Some(entry)) => now[i] = entry.clone(),
+            (Some(i), None) => drop(now.remove(i)),
+            (None, Some(entry)) => now.push(entry.clone()),
+            (None, None) => {}
+        }
+        return customization_changes(list, &now);
+    }
+    match (before, after) {
+        (Some(_), None) => vec![json!({ "type": "session/customizationRemoved", "id": id })],
+        (_, Some(entry)) => {
+            let now = view_of(entry);
+            if before.map(view_of).as_ref() == Some(&now) {
+                return Vec::new();
+            }
+            vec![json!({ "type": "session/customizationUpdated", "customization": now })]
+        }
+        (None, None) => Vec::new(),
+    }
+}
+
+/// The 0.3.0 actions that take the view's customizations from `before` to `after`: one
 /// `customizationUpdated` per entry that changed or came, one `customizationRemoved` per entry
 /// that went, or the whole list when the order changed.
-fn customization_changes(before: &v1::SessionState, after: &v1::SessionState) -> Vec<Value> {
-    let list = |s: &v1::SessionState| -> Vec<Value> {
-        let mut list = serde_json::to_value(&s.customizations).unwrap_or(Value::Null);
-        customizations(&mut list);
-        match list {
-            Value::Array(items) => items,
-            _ => Vec::new(),
-        }
-    };
+fn customization_changes(before: &[Customization], after: &[Customization]) -> Vec<Value> {
+    let list = |l: &[Customization]| -> Vec<Value> { l.iter().map(view_of).collect() };
     let (was, now) = (list(before), list(after));
     if was == now {
         return Vec::new();
@@ -269,15 +299,8 @@ fn customization_changes(before: &v1::SessionState, after: &v1::SessionState) ->
         .filter(|i| kept.contains(i))
         .collect();
     // Entries without an id, or kept entries in another order: the whole list.
-    if was.iter().chain(&now).any(|c| id(c).is_none())
-        || kept != stays
-        || after.customizations.is_none()
-    {
-        let mut whole = json!({ "type": "session/customizationsChanged", "customizations": now });
-        if after.customizations.is_none() {
-            whole["customizations"] = json!([]);
-        }
-        return vec![whole];
+    if was.iter().chain(&now).any(|c| id(c).is_none()) || kept != stays {
+        return vec![json!({ "type": "session/customizationsChanged", "customizations": now })];
     }
     let mut out = Vec::new();
     for gone in was.iter().filter_map(id).filter(|i| !kept.contains(i)) {

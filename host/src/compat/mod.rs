@@ -24,10 +24,17 @@
 //! the typed 0.3.0 decoder checks the result ([`typed_state`], [`typed_action`]).
 
 mod actions;
+mod change;
+mod channels;
 mod lift;
 mod state;
 
 pub use actions::{action, Source, View};
+pub use change::SessionChange;
+pub use channels::{
+    channel_action_v03, channel_action_v1, channel_state_v1, create_terminal_v03, default_chat_uri,
+    integers, root_v1, session_of_chat,
+};
 pub use lift::{lift, to_v1, Target};
 pub use state::session_state;
 

@@ -64,7 +64,9 @@ pub fn session_state(
         state.insert("customizations".into(), list);
     }
     if let Some(first) = session.get("activeClients").and_then(|c| c.get(0)) {
-        state.insert("activeClient".into(), first.clone());
+        let mut client = first.clone();
+        active_client(&mut client);
+        state.insert("activeClient".into(), client);
     }
     let turns = chat.get("turns").and_then(Value::as_array);
     state.insert(
@@ -173,6 +175,13 @@ fn open_input_requests(turn: &Value) -> Vec<Value> {
         .filter(|part| part.get("response").is_none_or(Value::is_null))
         .filter_map(|part| part.get("request").cloned())
         .collect()
+}
+
+/// A 1.0 active client as 0.3.0 has it: its published customizations in 0.3.0's shape.
+pub(super) fn active_client(client: &mut Value) {
+    if let Some(list) = client.get_mut("customizations") {
+        customizations(list);
+    }
 }
 
 /// A list of 1.0 customizations as 0.3.0 has them ([`customization`] on each).

@@ -34,6 +34,9 @@ pub(super) struct Core {
     pub(super) root_subs_v1: Vec<ConnId>,
     /// The AHP 1.0 dispatch being applied through the 0.3.0 path, for its rejections.
     pub(super) v1_pending: Option<super::v1_mirror::PendingV1>,
+    /// Set while a 0.3.0 handler answers an AHP 1.0 client (`RequestV1::Shared`): its result
+    /// is written with 1.0's integers (`compat::integers`).
+    pub(super) respond_v1: bool,
     /// Client ids whose last `initialize` chose AHP 1.0 (their `reconnect` is answered in 1.0).
     pub(super) v1_clients: std::collections::HashSet<String>,
     pub(super) sessions: HashMap<String, super::sessions::Session>,
@@ -81,6 +84,14 @@ impl Core {
 
     /// Queues a response frame.
     pub(super) fn respond<R: Serialize>(&mut self, conn: ConnId, id: &RequestId, result: &R) {
+        if self.respond_v1 {
+            if let Ok(mut json) = serde_json::to_value(result) {
+                crate::compat::integers(&mut json);
+                let text = jsonrpc::result_text(id, &json);
+                self.outbox.push((conn, Arc::from(text)));
+                return;
+            }
+        }
         self.outbox
             .push((conn, Arc::from(jsonrpc::result_text(id, result))));
     }
@@ -219,9 +230,40 @@ impl Core {
     ) -> StateAction {
         self.seq += 1;
         let (frame, action) = self.envelope_frame(channel, action, origin.clone(), None);
-        fanout(&mut self.outbox, subscribers, &frame);
+        self.fanout_channel(channel, &action, origin.as_ref(), &frame, subscribers);
         self.replay.push(self.seq, Arc::from(channel), frame, None);
         action
+    }
+
+    /// Sends the envelope `frame` of `action` on a feature's channel (terminal, changeset,
+    /// resource watch) to its subscribers: AHP 1.0 connections get its 1.0 form
+    /// (`compat::channel_action_v1`), made once.
+    pub(super) fn fanout_channel(
+        &mut self,
+        channel: &str,
+        action: &StateAction,
+        origin: Option<&ActionOrigin>,
+        frame: &Arc<str>,
+        subscribers: &[ConnId],
+    ) {
+        let mut v1_frame: Option<Option<Arc<str>>> = None;
+        for &conn in subscribers {
+            if !self.is_v1(conn) {
+                self.outbox.push((conn, frame.clone()));
+                continue;
+            }
+            let seq = self.seq;
+            let v1 = v1_frame.get_or_insert_with(|| {
+                let mut json = serde_json::to_value(action).ok()?;
+                crate::compat::channel_action_v1(&mut json);
+                Some(super::v1_mirror::envelope_frame(
+                    channel, &json, seq, origin, None,
+                ))
+            });
+            if let Some(v1) = v1 {
+                self.outbox.push((conn, v1.clone()));
+            }
+        }
     }
 
     /// Applies a server-originated action (no `origin`) from a feature's hook; its reactions

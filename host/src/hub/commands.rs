@@ -221,7 +221,11 @@ impl Hub {
     }
 
     /// Registers a subscription, counted against the per-connection limit.
-    fn add_subscription(&mut self, conn: ConnId, channel: &str) -> Result<(), ErrorObject> {
+    pub(super) fn add_subscription(
+        &mut self,
+        conn: ConnId,
+        channel: &str,
+    ) -> Result<(), ErrorObject> {
         let max = self.core.limits.max_subscriptions;
         let c = self
             .core
@@ -376,13 +380,13 @@ impl Hub {
             .into_iter()
             .filter(|c| v1 || self.has_channel(c))
             .collect();
-        if v1 {
-            return self.initialize_v1(conn, id, p.client_id, secret, channels);
-        }
         let apps = p
             .capabilities
             .as_ref()
             .is_some_and(|c| c.mcp_apps.is_some());
+        if v1 {
+            return self.initialize_v1(conn, id, (p.client_id, secret), channels, apps);
+        }
         let snapshots = self.snapshots_within_budget(&channels, apps)?;
         let client_secret =
             self.claim_client_id(conn, &p.client_id, secret.as_deref(), Claim::Initialize)?;

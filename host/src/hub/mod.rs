@@ -53,6 +53,7 @@ mod terminals;
 mod transform;
 mod turns;
 mod v1;
+mod v1_channels;
 mod v1_mirror;
 mod v1_root;
 mod watches;
@@ -140,6 +141,7 @@ impl Hub {
             root_subs: Vec::new(),
             root_subs_v1: Vec::new(),
             v1_pending: None,
+            respond_v1: false,
             v1_clients: HashSet::new(),
             sessions: HashMap::new(),
             conns: HashMap::new(),

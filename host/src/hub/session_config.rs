@@ -215,8 +215,17 @@ impl Hub {
                 items,
                 extra: Default::default(),
             };
+            // A 1.0 client's offsets are integers.
+            let v1 = handle.shared.v1.load(Ordering::Acquire);
+            let text = match v1.then(|| serde_json::to_value(&result).ok()).flatten() {
+                Some(mut json) => {
+                    crate::compat::integers(&mut json);
+                    jsonrpc::result_text(&id, &json)
+                }
+                _ => jsonrpc::result_text(&id, &result),
+            };
             // A peer that does not read is dropped by the queue; nothing else to do here.
-            let _ = handle.queue(Arc::from(jsonrpc::result_text(&id, &result)));
+            let _ = handle.queue(Arc::from(text));
         });
         Ok(())
     }

@@ -24,18 +24,18 @@ use super::commands::{
 };
 use super::features::snapshot_json;
 use super::identity::Claim;
+use super::v1_channels::limit_reached;
 use super::v1_mirror::{envelope_frame, session_of_chat, Mirror, PendingV1, CHAT_PREFIX, V1};
 use super::v1_root::{root_state, summary, with_mirror};
 use super::{fanout, ConnId, Hub};
 use crate::bus::RequestV1;
-use crate::compat::{self, Source, View};
+use crate::compat::{self, SessionChange, Source, View};
 use crate::resources::file_uri;
 use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId, ROOT_CHANNEL};
 use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::RawJsonBuf;
-use ahp_wasm::reduce::v1::session_reducer;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
 
@@ -110,6 +110,8 @@ impl Hub {
             snapshot_json(channel, &root_state(&self.core.root)?, seq)?
         } else if let Some(session) = self.core.sessions.get(channel) {
             with_mirror(session, |m| snapshot_json(channel, &m.session, seq))??
+        } else if self.feature_has_channel(channel) {
+            self.feature_snapshot_v1(channel)?
         } else {
             let session = self.core.sessions.get(&session_of_chat(channel)?)?;
             with_mirror(session, |m| snapshot_json(channel, &m.chat, seq))??
@@ -157,7 +159,8 @@ impl Hub {
                 ErrorObject::new(
                     errors::NOT_FOUND,
                     "no such channel for AHP 1.0 clients on this host (served: the root, \
-                     sessions and their default chats)",
+                     sessions and their default chats, terminals, changesets and resource \
+                     watches)",
                 )
             }
         })
@@ -182,6 +185,9 @@ impl Hub {
         conn: ConnId,
         channel: &str,
     ) -> Result<RawJsonBuf, ErrorObject> {
+        if self.feature_has_channel(channel) {
+            return self.subscribe_feature_v1(conn, channel);
+        }
         let session = self.session_uri_of(channel);
         if let Some(uri) = &session {
             self.ensure_mirror(uri);
@@ -200,6 +206,10 @@ impl Hub {
         let Some(c) = self.core.conns.get_mut(&conn) else {
             return Ok(snapshot);
         };
+        // One limit for both lists of a 1.0 connection (feature channels are in `subs`).
+        if !c.v1_subs.contains(channel) && c.v1_subs.len() + c.subs.len() >= max {
+            return Err(limit_reached(max));
+        }
         if insert_subscription(&mut c.v1_subs, channel, max)? {
             if let Some(subs) = self.subscribers_v1(channel) {
                 subs.push(conn);
@@ -276,19 +286,20 @@ impl Hub {
     }
 
     /// `initialize` of a client that chose 1.0: 1.0 snapshots of the initial subscriptions
-    /// that exist; no `capabilities.mcpApps` (no MCP Apps for 1.0 clients yet).
+    /// that exist. `capabilities.mcpApps` (`apps`) opens the `mcp://` channels to it; the 1.0
+    /// mirrors, one per session for every 1.0 client, show MCP Apps and channels to all.
     pub(super) fn initialize_v1(
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        client_id: String,
-        secret: Option<String>,
+        (client_id, secret): (String, Option<String>),
         channels: Vec<String>,
+        apps: bool,
     ) -> Result<(), ErrorObject> {
         let (channels, snapshots) = self.handshake_snapshots_v1(channels)?;
         let client_secret =
             self.claim_client_id(conn, &client_id, secret.as_deref(), Claim::Initialize)?;
-        self.core.bindings.set_mcp_apps(&client_id, false);
+        self.core.bindings.set_mcp_apps(&client_id, apps);
         self.mark_v1(conn, &client_id);
         self.mark_initialized(conn, client_id);
         self.add_subscriptions_v1(conn, &channels);
@@ -368,6 +379,10 @@ impl Hub {
                 // A mirror holds every turn of its chat: there are no older ones to load.
                 self.core
                     .respond(conn, id, &v1::FetchTurnsResult::default());
+                Ok(())
+            }
+            RequestV1::Shared(request) => {
+                self.shared_request_v1(conn, id, request);
                 Ok(())
             }
         }
@@ -454,13 +469,11 @@ impl Hub {
             let Some(mirror) = session.v1.as_ref() else {
                 return;
             };
-            let mut after = mirror.session.clone();
-            let _ = session_reducer(&mut after, &action);
-            let source = Source::Session {
-                before: &mirror.session,
-                after: &after,
-            };
-            (channel.clone(), compat::action(source, &json))
+            let change = SessionChange::of(&mirror.session, &action);
+            (
+                channel.clone(),
+                compat::action(Source::Session(&change), &json),
+            )
         } else if let Some(uri) = session_of_chat(&channel) {
             let Some(mirror) = self.core.sessions.get(&uri).and_then(|s| s.v1.as_ref()) else {
                 // Actions for a channel that does not exist are ignored (as on 0.3.0).
@@ -470,6 +483,8 @@ impl Hub {
                 before: &mirror.chat,
             };
             (uri, compat::action(source, &json))
+        } else if self.feature_has_channel(&channel) {
+            return self.dispatch_feature_v1(conn, &channel, json, origin);
         } else {
             self.core.seq += 1;
             let frame = envelope_frame(
@@ -478,7 +493,8 @@ impl Hub {
                 self.core.seq,
                 Some(&origin),
                 Some(
-                    "this host serves AHP 1.0 dispatches on sessions and their default chats only",
+                    "this host serves AHP 1.0 dispatches on sessions, their default chats and \
+                     terminals only",
                 ),
             );
             self.core.outbox.push((conn, frame));
@@ -521,7 +537,7 @@ impl Hub {
         self.core.v1_pending = None;
     }
 
-    fn reject_v1(
+    pub(super) fn reject_v1(
         &mut self,
         conn: ConnId,
         channel: &str,

@@ -14,20 +14,16 @@ use std::sync::Arc;
 /// The version string of AHP 1.0.
 pub(super) const V1: &str = v1::PROTOCOL_VERSION;
 
-const SESSION_PREFIX: &str = "ahp-session:/";
 pub(super) const CHAT_PREFIX: &str = "ahp-chat:/";
-const DEFAULT_CHAT: &str = "/default";
 
 /// The URI of a session's default chat.
 pub(super) fn default_chat_uri(session: &str) -> String {
-    let id = session.strip_prefix(SESSION_PREFIX).unwrap_or(session);
-    format!("{CHAT_PREFIX}{id}{DEFAULT_CHAT}")
+    compat::default_chat_uri(session)
 }
 
 /// The session whose default chat `chat` is.
 pub(super) fn session_of_chat(chat: &str) -> Option<String> {
-    let id = chat.strip_prefix(CHAT_PREFIX)?.strip_suffix(DEFAULT_CHAT)?;
-    Some(format!("{SESSION_PREFIX}{id}"))
+    compat::session_of_chat(chat)
 }
 
 /// A session as 1.0 clients see it, with their subscriptions.

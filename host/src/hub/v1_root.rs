@@ -6,6 +6,7 @@ use super::base::Core;
 use super::fanout;
 use super::sessions::Session;
 use super::v1_mirror::Mirror;
+use crate::compat;
 use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::jsonrpc::{self, methods, ROOT_CHANNEL};
 use ahp_wasm::protocol::v1;
@@ -13,25 +14,19 @@ use ahp_wasm::reduce::v1::from_unix_millis;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
-/// 0.3.0's numbers where 1.0 has integers (`activeSessions`).
-fn integers(root: &mut Value) {
-    if let Some(n) = root.get("activeSessions").and_then(Value::as_f64) {
-        root["activeSessions"] = (n as i64).into();
-    }
-}
-
-/// The 1.0 root state of the 0.3.0 root (the same shape but `activeSessions`, an integer).
+/// The 1.0 root state of the 0.3.0 root (the same shape but integers, and 1.0's terminal
+/// entries: `compat::root_v1`).
 pub(super) fn root_state(root: &v03::RootState) -> Option<v1::RootState> {
     let mut json = serde_json::to_value(root).ok()?;
-    integers(&mut json);
+    compat::root_v1(&mut json);
     serde_json::from_value(json).ok()
 }
 
 /// The 1.0 form of a 0.3.0 root action (the root actions are the same in both but for
-/// `activeSessions`' type); `None` when the 1.0 types refuse it.
+/// integers and the terminal entries); `None` when the 1.0 types refuse it.
 pub(super) fn root_action(action: &v03::StateAction) -> Option<Value> {
     let mut json = serde_json::to_value(action).ok()?;
-    integers(&mut json);
+    compat::root_v1(&mut json);
     let typed: v1::StateAction = serde_json::from_value(json.clone()).ok()?;
     (!matches!(typed, v1::StateAction::Unknown(_))).then_some(json)
 }

@@ -15,7 +15,7 @@
 
 use super::base::Core;
 use super::features::{snapshot_json, Feature};
-use super::{fanout, ConnId, Hub, HubMsg};
+use super::{ConnId, Hub, HubMsg};
 use crate::bus::WatchOpened;
 use crate::watches::{self, MAX_PER_CONNECTION, MAX_PER_HOST};
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId};
@@ -190,8 +190,9 @@ impl Hub {
         }
         let subscribers = subscribers.clone();
         self.core.seq += 1;
-        let (frame, _) = self.core.envelope_frame(channel, action, None, None);
-        fanout(&mut self.core.outbox, &subscribers, &frame);
+        let (frame, action) = self.core.envelope_frame(channel, action, None, None);
+        self.core
+            .fanout_channel(channel, &action, None, &frame, &subscribers);
     }
 }
 

@@ -5,7 +5,7 @@
 //! stamps it with its own clock).
 
 use super::{comparable, fixtures};
-use ahp_host::compat::{self, Source, View};
+use ahp_host::compat::{self, SessionChange, Source, View};
 use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::{self as v03};
 use ahp_wasm::reduce::{self, FixedClock};
@@ -65,15 +65,10 @@ fn check(fixture: &Value, chat_channel: bool, counts: &mut Counts) -> Result<(),
             reduce::v1::chat_reducer(&mut chat, &action);
             compat::action(Source::DefaultChat { before: &before }, json)
         } else {
-            let before = session.clone();
+            // What the host derives from the session before the action, without a copy.
+            let sent = compat::action(Source::Session(&SessionChange::of(&session, &action)), json);
             reduce::v1::session_reducer(&mut session, &action);
-            compat::action(
-                Source::Session {
-                    before: &before,
-                    after: &session,
-                },
-                json,
-            )
+            sent
         };
         let expected = view(&session, &chat).map_err(|e| format!("step {step} view: {e}"))?;
         match sent {

@@ -520,3 +520,75 @@ async fn tools_list_changed_refreshes_the_agents_tools_and_the_app() {
     reduce_all(&mut plain_mirror, &drain_envelopes(&mut plain).await);
     assert_eq!(tool_names(&plain_mirror), tool_names(&mirror));
 }
+
+/// A raw client that chose AHP 1.0.0 at `initialize`, with `capabilities.mcpApps` or not.
+async fn v1_client(host: &ahp_host::RunningHost, client_id: &str, apps: bool) -> Client {
+    let mut c = Client::connect(host, client_id).await;
+    let mut params = json!({"channel": ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL,
+        "protocolVersions": ["1.0.0"], "clientId": client_id});
+    if apps {
+        params["capabilities"] = json!({"mcpApps": {}});
+    }
+    let init = c.call("initialize", params).await.expect("initialize");
+    assert_eq!(init["protocolVersion"], "1.0.0", "{init}");
+    c
+}
+
+/// The `channel` of MCP server `id` in the 1.0 session `S`, once it is ready (its 1.0
+/// snapshot, asked again until then).
+async fn v1_ready_channel(c: &mut Client, id: &str) -> String {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let snapshot = c
+            .call("subscribe", json!({"channel": S}))
+            .await
+            .expect("subscribe");
+        let state: ahp_wasm::protocol::v1::SessionState =
+            serde_json::from_value(snapshot["snapshot"]["state"].clone()).expect("1.0");
+        let server = serde_json::to_value(&state.customizations)
+            .unwrap()
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["id"] == id)
+            .cloned();
+        if let Some(server) = server.as_ref().filter(|s| s["state"]["kind"] == "ready") {
+            if let Some(channel) = server["channel"].as_str() {
+                return channel.to_owned();
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{id} never got ready: {server:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_1_0_client_with_mcp_apps_uses_the_channel_and_one_without_is_refused() {
+    let t = basic_host().await;
+    let mut apps = v1_client(&t.host, "v1-apps", true).await;
+    apps.call("createSession", json!({"channel": S}))
+        .await
+        .expect("createSession");
+    let channel = v1_ready_channel(&mut apps, "mcp/basic").await;
+    assert!(channel.starts_with("mcp://"), "{channel}");
+    let list = mcp_call(&mut apps, &channel, "tools/list", json!({})).await;
+    let tools = mcp_ok(&list, &channel)["tools"].as_array().unwrap().clone();
+    assert!(tools.iter().any(|t| t["name"] == "get-time"), "{list}");
+    // Outside the advertised capabilities: -32601, the channel still usable.
+    let refused = mcp_call(&mut apps, &channel, "prompts/list", json!({})).await;
+    assert_eq!(mcp_err(&refused).0, -32601, "{refused}");
+
+    // Without `capabilities.mcpApps` (or without a subscription to the session): refused.
+    let mut plain = v1_client(&t.host, "v1-plain", false).await;
+    v1_ready_channel(&mut plain, "mcp/basic").await;
+    let denied = mcp_call(&mut plain, &channel, "tools/list", json!({})).await;
+    assert_eq!(mcp_err(&denied).0, errors::PERMISSION_DENIED, "{denied}");
+    let mut unsubscribed = v1_client(&t.host, "v1-unsubscribed", true).await;
+    let denied = mcp_call(&mut unsubscribed, &channel, "tools/list", json!({})).await;
+    assert_eq!(mcp_err(&denied).0, errors::PERMISSION_DENIED, "{denied}");
+    let list = mcp_call(&mut apps, &channel, "tools/list", json!({})).await;
+    mcp_ok(&list, &channel);
+}

@@ -112,7 +112,8 @@ impl Hub {
                  `initialize`",
             ));
         }
-        if !c.subs.contains(session) {
+        // A 1.0 client subscribes to the session through its 1.0 list.
+        if !c.subs.contains(session) && !c.v1_subs.contains(session) {
             return Err(error_value(
                 errors::PERMISSION_DENIED,
                 format!("subscribe to {session} to use the channels of its MCP servers"),
@@ -185,7 +186,8 @@ impl Hub {
         let Some(session) = self.core.sessions.get(channel) else {
             return;
         };
-        for sub in &session.subscribers {
+        let v1_subs = session.v1.iter().flat_map(|m| &m.session_subs);
+        for sub in session.subscribers.iter().chain(v1_subs) {
             if self.core.conns.get(sub).is_some_and(|c| c.mcp_apps) {
                 self.core.outbox.push((*sub, frame.clone()));
             }
