@@ -295,7 +295,13 @@ pub enum Event {
     /// A 1.0 host's notification (`root/sessionAdded`, `progress`, ...), typed as 1.0's.
     /// Feature `v1`.
     #[cfg(feature = "v1")]
-    NotificationV1(Box<ServerNotificationV1>),
+    NotificationV1 {
+        /// The notification, decoded (its params checked against 1.0's type).
+        notification: Box<ServerNotificationV1>,
+        /// Its params as sent: what the wasm bindings hand to JS (parsed there, so the
+        /// module links no encoder of these types).
+        params: Option<RawJsonBuf>,
+    },
     /// A server request the app registered for; answer it with
     /// [`Engine::respond`](super::Engine::respond).
     ServerRequest(ServerRequest),

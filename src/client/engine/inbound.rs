@@ -143,8 +143,12 @@ impl Engine {
             Incoming::Notification { method, params } => {
                 let decoded = match self.channels.is_v1() {
                     #[cfg(feature = "v1")]
-                    true => super::events::ServerNotificationV1::decode(method, params)
-                        .map(|n| Event::NotificationV1(Box::new(n))),
+                    true => super::events::ServerNotificationV1::decode(method, params).map(|n| {
+                        Event::NotificationV1 {
+                            notification: Box::new(n),
+                            params: params.map(RawJson::to_owned),
+                        }
+                    }),
                     _ => ServerNotification::decode(method, params)
                         .map(|n| Event::Notification(Box::new(n))),
                 };

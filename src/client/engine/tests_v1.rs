@@ -408,17 +408,32 @@ fn notifications_of_a_1_0_host_are_typed_as_1_0s() {
     let other = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"x": 1}});
     engine.handle_frame(&other.to_string(), 2.0);
     let events = events(&mut engine);
-    let [Event::NotificationV1(auth), Event::NotificationV1(progress), Event::NotificationV1(other)] =
-        &events[..]
-    else {
+    let typed: Vec<&ServerNotificationV1> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::NotificationV1 { notification, .. } => Some(&**notification),
+            _ => None,
+        })
+        .collect();
+    let [auth, progress, other] = typed[..] else {
         panic!("three 1.0 notifications: {events:?}");
     };
-    let ServerNotificationV1::AuthRequired(p) = &**auth else {
+    let Event::NotificationV1 {
+        params: Some(sent), ..
+    } = &events[0]
+    else {
+        panic!("params kept as sent: {events:?}");
+    };
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(sent.get()).unwrap(),
+        params
+    );
+    let ServerNotificationV1::AuthRequired(p) = auth else {
         panic!("typed auth/required: {auth:?}");
     };
     assert_eq!(p.resource.resource, "https://api.example");
     assert!(
-        matches!(&**progress, ServerNotificationV1::Progress(_)),
+        matches!(progress, ServerNotificationV1::Progress(_)),
         "{progress:?}"
     );
     assert!(auth.is_protocol() && progress.is_protocol());

@@ -190,8 +190,8 @@ impl Inner {
                     self.publish(event);
                 }
                 #[cfg(feature = "v1")]
-                Event::NotificationV1(n) => {
-                    let _ = self.events.send(ClientEvent::NotificationV1(n));
+                Event::NotificationV1 { notification, .. } => {
+                    let _ = self.events.send(ClientEvent::NotificationV1(notification));
                 }
                 other => self.publish(other),
             }

@@ -106,14 +106,6 @@ fn notification(protocol: bool, method: &str, params: Result<JsValue, JsValue>) 
     o
 }
 
-/// The params of a notification kept as sent.
-fn raw_params(params: &Option<JsonValue>) -> Result<JsValue, JsValue> {
-    match params {
-        Some(p) => to_js(p),
-        None => Ok(JsValue::UNDEFINED),
-    }
-}
-
 /// The `ClientEvent` of an engine event, for those the app sees.
 pub fn client_event(event: &Event) -> Option<JsValue> {
     let o = match event {
@@ -124,21 +116,22 @@ pub fn client_event(event: &Event) -> Option<JsValue> {
                 ServerNotification::SessionRemoved(p) => to_js(p),
                 ServerNotification::SessionSummaryChanged(p) => to_js(p),
                 ServerNotification::AuthRequired(p) => to_js(p),
-                ServerNotification::Other { params, .. } => raw_params(params),
+                ServerNotification::Other { params, .. } => match params {
+                    Some(p) => to_js(p),
+                    None => Ok(JsValue::UNDEFINED),
+                },
             };
             let protocol = crate::protocol::jsonrpc::methods::is_protocol_notification(n.method());
             notification(protocol, n.method(), params)
         }
         #[cfg(feature = "v1")]
-        Event::NotificationV1(n) => {
-            use crate::client::engine::ServerNotificationV1 as N;
-            let params = match &**n {
-                N::SessionAdded(p) => to_js(p),
-                N::SessionRemoved(p) => to_js(p),
-                N::SessionSummaryChanged(p) => to_js(p),
-                N::Progress(p) => to_js(p),
-                N::AuthRequired(p) => to_js(p),
-                N::Other { params, .. } => raw_params(params),
+        Event::NotificationV1 {
+            notification: n,
+            params,
+        } => {
+            let params = match params {
+                Some(raw) => js_sys::JSON::parse(raw.get()),
+                None => Ok(JsValue::UNDEFINED),
             };
             notification(n.is_protocol(), n.method(), params)
         }
