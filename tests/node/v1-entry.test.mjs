@@ -131,3 +131,24 @@ test('the 1.0 reducers: a no-op returns the input, bad input is an InvalidInputE
   assert.equal(v1.chatReducer(state, { type: 'no/such-action' }), state);
   assert.throws(() => v1.chatReducer({ turns: 3 }, { type: 'chat/titleChanged', title: 't' }), (e) => e instanceof v1.InvalidInputError);
 });
+
+test('the 1.0 chatReducer: a plain chat/delta (its shortcut) reduces as the general path does', () => {
+  const delta = { type: 'chat/delta', turnId: 'turn-1', partId: 'md-1', content: 'Hi' };
+  const plain = v1.chatReducer(chatState(), delta);
+  assert.equal(plain.activeTurn.responseParts[0].content, 'Hi');
+  assert.ok(Object.isFrozen(plain.activeTurn.responseParts[0]));
+  // The same delta in forms the shortcut declines: another prototype, an extra member.
+  const general = v1.chatReducer(chatState(), Object.assign(Object.create(null), delta));
+  assert.deepEqual(plain, general);
+  assert.deepEqual(v1.chatReducer(chatState(), { ...delta, _meta: { k: 1 } }), general);
+  // A chain of deltas on returned states; the same call twice returns the same object.
+  let state = plain;
+  for (const content of [' there', '!']) state = v1.chatReducer(state, { ...delta, content });
+  assert.equal(state.activeTurn.responseParts[0].content, 'Hi there!');
+  const again = { ...delta, content: '?' };
+  assert.equal(v1.chatReducer(state, again), v1.chatReducer(state, again));
+  // A delta to another turn does not apply: the input comes back.
+  assert.equal(v1.chatReducer(state, { ...delta, turnId: 'turn-9' }), state);
+  // Wrong types are not plain deltas: the general path reports them.
+  assert.throws(() => v1.chatReducer(state, { ...delta, content: 3 }), (e) => e instanceof v1.InvalidInputError);
+});
