@@ -214,11 +214,6 @@ fn assign(out: &mut String, value: &str) {
     out.push_str(value);
 }
 
-/// An envelope of 0.3.0 to decode deltas into (see [`canonical_delta_into`]).
-pub(super) fn empty_delta() -> ActionEnvelope {
-    <ActionEnvelope as DeltaEnvelope>::empty_delta()
-}
-
 /// Decodes a canonical delta envelope at the start of `text` into `envelope`, reusing its
 /// strings (an envelope of an earlier delta: a stream then decodes without allocating);
 /// returns the bytes used. On `None`, `envelope` holds a part of the frame: use it only to

@@ -14,7 +14,7 @@ use crate::protocol::errors;
 use crate::protocol::jsonrpc::{
     self, decode_params, Command, ErrorObject, FrameError, Incoming, RequestId,
 };
-use crate::protocol::{ActionEnvelope, StateAction, SubscribeParams};
+use crate::protocol::{ActionEnvelope, SubscribeParams};
 use crate::protocol::{RawJson, RawJsonBuf};
 
 struct RawSubscribeResult {
