@@ -89,7 +89,7 @@ pub(super) fn canonical_action<E: DeltaEnvelope + Decode>(
     let rest = &text[ACTION_PREFIX.len()..];
     let mut envelope = spare.take().unwrap_or_else(E::empty_delta);
     if let Some(used) = super::fast_delta::canonical_delta_into(rest, &mut envelope, prefix) {
-        if rest[used..].trim() == "}" {
+        if closes_frame(&rest[used..]) {
             return Some(envelope);
         }
         *spare = Some(envelope);
@@ -98,7 +98,16 @@ pub(super) fn canonical_action<E: DeltaEnvelope + Decode>(
     *spare = Some(envelope);
     let mut reader = Reader::new(rest);
     let envelope = E::decode(&mut reader).ok()?;
-    (rest[reader.offset()..].trim() == "}").then_some(envelope)
+    closes_frame(&rest[reader.offset()..]).then_some(envelope)
+}
+
+/// Whether `tail` is the `}` that ends the frame, with only JSON white space around it (not
+/// `str::trim`'s Unicode white space, which JSON does not allow and whose tables the fast
+/// path would link alone).
+fn closes_frame(tail: &str) -> bool {
+    let json_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let mut bytes = tail.bytes();
+    bytes.by_ref().find(|b| !json_space(b)) == Some(b'}') && bytes.all(|b| json_space(&b))
 }
 
 impl Engine {
@@ -486,6 +495,11 @@ mod fast_path_tests {
             format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE},"id":1}}"#),
             format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}}}x"#),
             format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}"#),
+            // White space JSON does not allow, a second brace.
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"action\",\"params\":{ENVELOPE}\u{a0}}}"),
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"action\",\"params\":{ENVELOPE}}}\u{2028}"),
+            format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}}} }}"#),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"action\",\"params\":{\"channel\":\"e\",\"action\":{\"type\":\"session/titleChanged\",\"title\":\"T\"},\"serverSeq\":10}\u{a0}}".to_string(),
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":1}}"#.to_string(),
             r#"{"jsonrpc":"2.0","method":"actions","params":{}}"#.to_string(),
         ] {
