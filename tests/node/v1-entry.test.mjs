@@ -152,3 +152,29 @@ test('the 1.0 chatReducer: a plain chat/delta (its shortcut) reduces as the gene
   // Wrong types are not plain deltas: the general path reports them.
   assert.throws(() => v1.chatReducer(state, { ...delta, content: 3 }), (e) => e instanceof v1.InvalidInputError);
 });
+
+test('the 1.0 chatReducer: streamed text copies the chat state and the active turn whole (every member, in order)', () => {
+  const delta = { type: 'chat/delta', turnId: 'turn-1', partId: 'md-1', content: 'a' };
+  // Optional members of the state (in schema order, as the SDK renders them) and of the turn.
+  const { turns, activeTurn, ...head } = chatState();
+  const first = v1.chatReducer({ ...head, movable: true, turns, activeTurn, _meta: { k: 1 } }, delta);
+  assert.deepEqual(Object.keys(first), ['resource', 'title', 'status', 'modifiedAt', 'movable', 'turns', 'activeTurn', '_meta']);
+  let state = first;
+  for (const content of ['b', 'c']) {
+    const next = v1.chatReducer(state, { ...delta, content });
+    assert.notEqual(next, state);
+    assert.deepEqual(Object.keys(next), Object.keys(first));
+    assert.deepEqual(Object.keys(next.activeTurn), ['id', 'startedAt', 'message', 'responseParts']);
+    assert.ok(Object.isFrozen(next) && Object.isFrozen(next.activeTurn) && Object.isFrozen(next.activeTurn.responseParts));
+    assert.equal(next._meta, first._meta);
+    assert.equal(next.activeTurn.message, first.activeTurn.message);
+    state = next;
+  }
+  assert.equal(state.activeTurn.responseParts[0].content, 'abc');
+  assert.equal(state.movable, true);
+  assert.deepEqual(state._meta, { k: 1 });
+  const withUsage = { ...chatState(), activeTurn: { ...chatState().activeTurn, usage: { inputTokens: 1, outputTokens: 2 } } };
+  const used = v1.chatReducer(v1.chatReducer(withUsage, delta), delta);
+  assert.deepEqual(used.activeTurn.usage, { inputTokens: 1, outputTokens: 2 });
+  assert.equal(used.activeTurn.responseParts[0].content, 'aa');
+});
