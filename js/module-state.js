@@ -1,6 +1,7 @@
 // The WebAssembly module's state, as the package entry reports it (js/node.js, js/web.js), for
 // the modules whose exports need the module: the client (js/api.js) and the reducers
 // (js/reducers.js; js/v1/reducers.js in the 1.0 entry). Imports only the error classes.
+// Also the reducers' check for a plain streamed-text delta, which both entries share.
 //
 // Hand-written; scripts/build-pkg.sh copies it into pkg/.
 import { AhpError } from './error-classes.js';
@@ -55,4 +56,28 @@ export function notInitialized(what) {
 /** Throws the `notInitialized` error unless the module is ready (the synchronous entry points). */
 export function requireReady(what) {
   if (wasmState !== 'ready') throw notInitialized(what);
+}
+
+// Streamed text (0.3.0's `session/delta`, 1.0's `chat/delta`: most actions of a turn) skips the
+// reducers' JSON round trip: its three strings go to the module as they are. Anything else, or
+// a delta with more members, takes the general path (which checks and converts the whole action).
+const MAX_DELTA_CHARS = 64 * 1024 * 1024; // src/wasm/convert.rs MAX_STRING_UNITS
+
+/** For the reducers: whether `action` is exactly `{type, turnId, partId, content}` of `type`. */
+export function isPlainDelta(action, type) {
+  try {
+    return plainDeltaShape(action, type);
+  } catch {
+    return false; // a throwing getter: the general path reports it as an InvalidInputError
+  }
+}
+function plainDeltaShape(action, type) {
+  if (typeof action !== 'object' || action === null || action.type !== type) return false;
+  if (Object.getPrototypeOf(action) !== Object.prototype) return false;
+  const { turnId, partId, content } = action;
+  if (typeof turnId !== 'string' || typeof partId !== 'string' || typeof content !== 'string') return false;
+  if (turnId.length + partId.length + content.length > MAX_DELTA_CHARS) return false;
+  let keys = 0;
+  for (const key in action) if (Object.hasOwn(action, key)) keys++;
+  return keys === 4;
 }

@@ -4,37 +4,16 @@
 //
 // Hand-written; scripts/build-pkg.sh copies it into pkg/.
 import * as wasm from './ahp_wasm.js';
-import { requireReady } from './module-state.js';
+import { isPlainDelta, requireReady } from './module-state.js';
 
 export function rootReducer(state, action) {
   requireReady('rootReducer');
   return wasm.rootReducer(state, action);
 }
-// Streamed text (`session/delta`, most actions of a turn) skips the JSON round trip: its three
-// strings go to the module as they are. Anything else, or a delta with more members, takes the
-// general path (which checks and converts the whole action).
-const MAX_DELTA_CHARS = 64 * 1024 * 1024; // src/wasm/convert.rs MAX_STRING_UNITS
-function isPlainDelta(action) {
-  try {
-    return plainDeltaShape(action);
-  } catch {
-    return false; // a throwing getter: the general path reports it as an InvalidInputError
-  }
-}
-function plainDeltaShape(action) {
-  if (typeof action !== 'object' || action === null || action.type !== 'session/delta') return false;
-  if (Object.getPrototypeOf(action) !== Object.prototype) return false;
-  const { turnId, partId, content } = action;
-  if (typeof turnId !== 'string' || typeof partId !== 'string' || typeof content !== 'string') return false;
-  if (turnId.length + partId.length + content.length > MAX_DELTA_CHARS) return false;
-  let keys = 0;
-  for (const key in action) if (Object.hasOwn(action, key)) keys++;
-  return keys === 4;
-}
-
+// Streamed text skips the JSON round trip (see isPlainDelta).
 export function sessionReducer(state, action) {
   requireReady('sessionReducer');
-  if (isPlainDelta(action)) return wasm.__sessionReducerDelta(state, action.turnId, action.partId, action.content);
+  if (isPlainDelta(action, 'session/delta')) return wasm.__sessionReducerDelta(state, action.turnId, action.partId, action.content);
   return wasm.sessionReducer(state, action);
 }
 export function terminalReducer(state, action) {

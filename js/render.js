@@ -156,22 +156,75 @@ function copyToolCallResponsePart(o) {
   ToolCallResponsePart.mask = m;
   return c;
 }
+const ChatState = shape(['resource', 'title', 'status', 'activity', 'modifiedAt', 'changes', 'origin', 'movable', 'interactivity', 'workingDirectories', 'changesets', 'backgroundWork', 'canvases', 'turns', 'turnsNextCursor', 'activeTurn', 'steeringMessage', 'queuedMessages', 'draft', '_meta'], 0x2017);
+function copyChatState(o) {
+  const m = membersOf(ChatState, o);
+  if (m < 0) return null;
+  const c = { resource: o.resource, title: o.title, status: o.status };
+  if (m & 0x8) c.activity = o.activity;
+  c.modifiedAt = o.modifiedAt;
+  if (m & 0x20) c.changes = o.changes;
+  if (m & 0x40) c.origin = o.origin;
+  if (m & 0x80) c.movable = o.movable;
+  if (m & 0x100) c.interactivity = o.interactivity;
+  if (m & 0x200) c.workingDirectories = o.workingDirectories;
+  if (m & 0x400) c.changesets = o.changesets;
+  if (m & 0x800) c.backgroundWork = o.backgroundWork;
+  if (m & 0x1000) c.canvases = o.canvases;
+  c.turns = o.turns;
+  if (m & 0x4000) c.turnsNextCursor = o.turnsNextCursor;
+  if (m & 0x8000) c.activeTurn = o.activeTurn;
+  if (m & 0x10000) c.steeringMessage = o.steeringMessage;
+  if (m & 0x20000) c.queuedMessages = o.queuedMessages;
+  if (m & 0x40000) c.draft = o.draft;
+  if (m & 0x80000) c._meta = o._meta;
+  ChatState.mask = m;
+  return c;
+}
+const ChatActiveTurn = shape(['id', 'startedAt', 'message', 'responseParts', 'usage'], 0xf);
+function copyChatActiveTurn(o) {
+  const m = membersOf(ChatActiveTurn, o);
+  if (m < 0) return null;
+  const c = { id: o.id, startedAt: o.startedAt, message: o.message, responseParts: o.responseParts };
+  if (m & 0x10) c.usage = o.usage;
+  ChatActiveTurn.mask = m;
+  return c;
+}
 // </generated: copiers>
 
 // Copies of frozen arrays use spread: V8's Array.prototype.slice has no fast path for frozen
 // elements (about 50x slower on a 200-element array in Node 20); spread is the fastest copy.
 function withActiveTurn(state, turn, parts) {
   Object.freeze(parts);
-  let nextTurn = copyActiveTurn(turn);
+  let nextTurn = copyTurn(turn);
   if (nextTurn === null) nextTurn = Object.freeze({ ...turn, responseParts: parts });
   else {
     nextTurn.responseParts = parts;
-    made(ActiveTurn, nextTurn);
+    made(copied, nextTurn);
   }
-  const next = copySessionState(state);
+  const next = copyState(state);
   if (next === null) return Object.freeze({ ...state, activeTurn: nextTurn });
   next.activeTurn = nextTurn;
-  return made(SessionState, next);
+  return made(copied, next);
+}
+
+// The state and the active turn are 0.3.0's (a session) or 1.0's (a chat; this module serves
+// both entries): each is copied by the copier of the version whose copy it is, else by the
+// other one's. `copied` is the shape of the copy just returned (for `made`).
+let copied = null;
+function copyState(state) {
+  if (state === ChatState.made) return (copied = ChatState, copyChatState(state));
+  const c = copySessionState(state);
+  if (c !== null) return (copied = SessionState, c);
+  copied = ChatState;
+  return copyChatState(state);
+}
+function copyTurn(turn) {
+  if (turn === ChatActiveTurn.made) return (copied = ChatActiveTurn, copyChatActiveTurn(turn));
+  const c = copyActiveTurn(turn);
+  if (c !== null) return (copied = ActiveTurn, c);
+  copied = ChatActiveTurn;
+  return copyChatActiveTurn(turn);
 }
 
 // Streamed text arrives as UTF-8 in wasm memory (pointer, length): short ASCII deltas, the
@@ -292,8 +345,8 @@ export function renderPushTurns(state, from, added, sink) {
   turns.length = from;
   for (const turn of added) turns.push(freezeDeep(turn));
   Object.freeze(turns);
-  const next = copySessionState(state);
+  const next = copyState(state);
   if (next === null) return publish(sink, Object.freeze({ ...state, turns }));
   next.turns = turns;
-  return publish(sink, made(SessionState, next));
+  return publish(sink, made(copied, next));
 }

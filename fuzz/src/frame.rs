@@ -33,11 +33,13 @@ pub fn run(data: &[u8]) {
     check_depth(text);
     check_frame(text);
     check_fast_paths(text);
+    check_fast_paths_v1(text);
     // The same text as the params of an `action` notification: reaches the fast paths and the
     // envelope decoder without the fuzzer having to find the frame's prefix first.
     let wrapped = format!(r#"{{"jsonrpc":"2.0","method":"action","params":{text}}}"#);
     check_frame(&wrapped);
     check_fast_paths(&wrapped);
+    check_fast_paths_v1(&wrapped);
 }
 
 /// The nesting depth of JSON text as parsed: scalars 0, `[]` 1, `[[]]` 2. Counted while
@@ -307,6 +309,50 @@ fn check_fast_paths(text: &str) {
             Some(&fast),
             general.as_ref(),
             "the delta fast path disagrees with serde on {prefix:?}"
+        );
+    }
+}
+
+/// What the engine's general path makes of an `action` frame on a 1.0 connection.
+fn general_action_v1(text: &str) -> Option<ahp_wasm::protocol::v1::ActionEnvelope> {
+    match Incoming::parse(text).ok()? {
+        Incoming::Notification { method, params } if method == jsonrpc::methods::ACTION => {
+            decode_params::<ahp_wasm::protocol::v1::ActionEnvelope>(params).ok()
+        }
+        _ => None,
+    }
+}
+
+/// [`check_fast_paths`] on a 1.0 connection, for `text` with its 0.3.0 delta type made 1.0's
+/// (the seeds' deltas are 0.3.0's, so the fuzzer reaches the 1.0 scan from them too).
+fn check_fast_paths_v1(text: &str) {
+    let text = &text.replace("session/delta", "chat/delta");
+    let earlier = r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-chat:/earlier","action":{"type":"chat/delta","turnId":"turn-1","partId":"part-1","content":"earlier text"},"serverSeq":1,"origin":{"clientId":"c","clientSeq":1}}}"#;
+    assert!(fast_path::canonical_action_v1(earlier).is_some());
+    assert_eq!(
+        fast_path::canonical_action_after_v1(earlier, text),
+        fast_path::canonical_action_v1(text),
+        "decoding into an earlier 1.0 envelope differs on {text:?}"
+    );
+    if let Some(fast) = fast_path::canonical_action_v1(text) {
+        assert_eq!(
+            Some(&fast),
+            general_action_v1(text).as_ref(),
+            "the 1.0 action fast path disagrees with the general path on {text:?}"
+        );
+    }
+    if let Some((fast, used)) = fast_path::canonical_delta_v1(text) {
+        let prefix = text
+            .get(..used)
+            .expect("the 1.0 delta fast path used a prefix that is not a str boundary");
+        // 1.0's wire types decode with the product's decoder only (no serde `Deserialize`).
+        let general =
+            ahp_wasm::protocol::decode::from_text::<ahp_wasm::protocol::v1::ActionEnvelope>(prefix)
+                .ok();
+        assert_eq!(
+            Some(&fast),
+            general.as_ref(),
+            "the 1.0 delta fast path disagrees with the decoder on {prefix:?}"
         );
     }
 }

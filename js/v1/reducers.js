@@ -6,7 +6,7 @@
 // Hand-written; scripts/build-pkg.sh copies it into pkg/v1/ as reducers.js (so its imports are
 // relative to that directory).
 import * as wasm from './ahp_wasm.js';
-import { requireReady } from './module-state.js';
+import { isPlainDelta, requireReady } from './module-state.js';
 
 export function rootReducer(state, action) {
   requireReady('rootReducer');
@@ -16,8 +16,10 @@ export function sessionReducer(state, action) {
   requireReady('sessionReducer');
   return wasm.sessionReducer(state, action);
 }
+// Streamed text skips the JSON round trip (see isPlainDelta).
 export function chatReducer(state, action) {
   requireReady('chatReducer');
+  if (isPlainDelta(action, 'chat/delta')) return wasm.__chatReducerDelta(state, action.turnId, action.partId, action.content);
   return wasm.chatReducer(state, action);
 }
 export function terminalReducer(state, action) {

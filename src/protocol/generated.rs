@@ -180,13 +180,12 @@ impl wire::WireStruct for Icon {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["src", "contentType", "sizes", "theme"],
-            0x1,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["src", "contentType", "sizes", "theme"], 0x1)
     }
 }
 
@@ -419,9 +418,14 @@ impl wire::WireStruct for ProtectedResourceMetadata {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "resource_name",
@@ -438,8 +442,7 @@ impl wire::WireStruct for ProtectedResourceMetadata {
                 "required",
             ],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -734,9 +737,14 @@ impl wire::WireStruct for ConfigPropertySchema {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "type",
                 "title",
@@ -751,8 +759,7 @@ impl wire::WireStruct for ConfigPropertySchema {
                 "required",
             ],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -891,8 +898,12 @@ impl wire::WireStruct for ConfigSchema {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["type", "properties", "required"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["type", "properties", "required"], 0x3)
     }
 }
 
@@ -985,8 +996,12 @@ impl wire::WireStruct for TextPosition {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["line", "character"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["line", "character"], 0x3)
     }
 }
 
@@ -1075,8 +1090,12 @@ impl wire::WireStruct for TextRange {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["start", "end"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["start", "end"], 0x3)
     }
 }
 
@@ -1162,8 +1181,12 @@ impl wire::WireStruct for TextSelection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["range"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["range"], 0x1)
     }
 }
 
@@ -1265,8 +1288,12 @@ impl wire::WireStruct for ContentRef {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "sizeHint", "contentType"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "sizeHint", "contentType"], 0x1)
     }
 }
 
@@ -1359,8 +1386,12 @@ impl wire::WireStruct for FileEditBefore {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "content"], 0x3)
     }
 }
 
@@ -1447,8 +1478,12 @@ impl wire::WireStruct for FileEditAfter {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "content"], 0x3)
     }
 }
 
@@ -1545,8 +1580,12 @@ impl wire::WireStruct for FileEditDiff {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["added", "removed"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["added", "removed"], 0x0)
     }
 }
 
@@ -1648,8 +1687,12 @@ impl wire::WireStruct for FileEdit {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["before", "after", "diff"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["before", "after", "diff"], 0x0)
     }
 }
 
@@ -1780,9 +1823,14 @@ impl wire::WireStruct for UsageInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "inputTokens",
                 "outputTokens",
@@ -1791,8 +1839,7 @@ impl wire::WireStruct for UsageInfo {
                 "_meta",
             ],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -1902,8 +1949,12 @@ impl wire::WireStruct for ErrorInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["errorType", "message", "stack"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["errorType", "message", "stack"], 0x3)
     }
 }
 
@@ -2003,8 +2054,12 @@ impl wire::WireStruct for Snapshot {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resource", "state", "fromSeq"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource", "state", "fromSeq"], 0x7)
     }
 }
 
@@ -2112,13 +2167,17 @@ impl wire::WireStruct for RootState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["agents", "activeSessions", "terminals", "config"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -2352,9 +2411,14 @@ impl wire::WireStruct for AgentInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "provider",
                 "displayName",
@@ -2365,8 +2429,7 @@ impl wire::WireStruct for AgentInfo {
                 "systemMessageSections",
             ],
             0xf,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -2529,9 +2592,14 @@ impl wire::WireStruct for SessionModelInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "provider",
@@ -2543,8 +2611,7 @@ impl wire::WireStruct for SessionModelInfo {
                 "_meta",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -2663,8 +2730,12 @@ impl wire::WireStruct for ModelSelection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "config"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "config"], 0x1)
     }
 }
 
@@ -2759,8 +2830,12 @@ impl wire::WireStruct for RootConfigState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["schema", "values"], 0x3)
     }
 }
 
@@ -2853,8 +2928,12 @@ impl wire::WireStruct for PendingMessage {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "message"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "message"], 0x3)
     }
 }
 
@@ -3078,9 +3157,14 @@ impl wire::WireStruct for SessionState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "summary",
                 "lifecycle",
@@ -3098,8 +3182,7 @@ impl wire::WireStruct for SessionState {
                 "_meta",
             ],
             0x23,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -3454,9 +3537,14 @@ impl wire::WireStruct for SessionActiveClient {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "clientId",
                 "displayName",
@@ -3465,8 +3553,7 @@ impl wire::WireStruct for SessionActiveClient {
                 "systemMessageTransform",
             ],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -3567,8 +3654,12 @@ impl wire::WireStruct for ProjectInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "displayName"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "displayName"], 0x3)
     }
 }
 
@@ -3726,9 +3817,14 @@ impl wire::WireStruct for SessionSummary {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "provider",
@@ -3744,8 +3840,7 @@ impl wire::WireStruct for SessionSummary {
                 "changes",
             ],
             0x6f,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -3890,8 +3985,12 @@ impl wire::WireStruct for ChangesSummary {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["additions", "deletions", "files"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["additions", "deletions", "files"], 0x0)
     }
 }
 
@@ -3988,8 +4087,12 @@ impl wire::WireStruct for AgentSelection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri"], 0x1)
     }
 }
 
@@ -4254,9 +4357,14 @@ impl wire::WireStruct for SessionConfigPropertySchema {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "type",
                 "title",
@@ -4273,8 +4381,7 @@ impl wire::WireStruct for SessionConfigPropertySchema {
                 "sessionMutable",
             ],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -4418,8 +4525,12 @@ impl wire::WireStruct for SessionConfigSchema {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["type", "properties", "required"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["type", "properties", "required"], 0x3)
     }
 }
 
@@ -4516,8 +4627,12 @@ impl wire::WireStruct for SessionConfigState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["schema", "values"], 0x3)
     }
 }
 
@@ -4626,13 +4741,17 @@ impl wire::WireStruct for SessionInputOption {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "label", "description", "recommended"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -4740,13 +4859,12 @@ impl wire::WireStruct for SessionInputQuestionBase {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["id", "title", "message", "required"],
-            0x5,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "title", "message", "required"], 0x5)
     }
 }
 
@@ -4893,9 +5011,14 @@ impl wire::WireStruct for SessionInputTextQuestion {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "title",
@@ -4907,8 +5030,7 @@ impl wire::WireStruct for SessionInputTextQuestion {
                 "defaultValue",
             ],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -5066,9 +5188,14 @@ impl wire::WireStruct for SessionInputNumberQuestion {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "title",
@@ -5079,8 +5206,7 @@ impl wire::WireStruct for SessionInputNumberQuestion {
                 "defaultValue",
             ],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -5211,13 +5337,17 @@ impl wire::WireStruct for SessionInputBooleanQuestion {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "title", "message", "required", "defaultValue"],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -5346,9 +5476,14 @@ impl wire::WireStruct for SessionInputSingleSelectQuestion {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "title",
@@ -5358,8 +5493,7 @@ impl wire::WireStruct for SessionInputSingleSelectQuestion {
                 "allowFreeformInput",
             ],
             0x15,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -5512,9 +5646,14 @@ impl wire::WireStruct for SessionInputMultiSelectQuestion {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "title",
@@ -5526,8 +5665,7 @@ impl wire::WireStruct for SessionInputMultiSelectQuestion {
                 "max",
             ],
             0x15,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -5669,13 +5807,17 @@ impl wire::WireStruct for SessionInputRequest {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "message", "url", "questions", "answers"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -5770,8 +5912,12 @@ impl wire::WireStruct for SessionInputTextAnswerValue {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value"], 0x1)
     }
 }
 
@@ -5849,8 +5995,12 @@ impl wire::WireStruct for SessionInputNumberAnswerValue {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value"], 0x1)
     }
 }
 
@@ -5928,8 +6078,12 @@ impl wire::WireStruct for SessionInputBooleanAnswerValue {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value"], 0x1)
     }
 }
 
@@ -6018,8 +6172,12 @@ impl wire::WireStruct for SessionInputSelectedAnswerValue {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value", "freeformValues"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value", "freeformValues"], 0x1)
     }
 }
 
@@ -6112,8 +6270,12 @@ impl wire::WireStruct for SessionInputSelectedManyAnswerValue {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value", "freeformValues"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value", "freeformValues"], 0x1)
     }
 }
 
@@ -6196,8 +6358,12 @@ impl wire::WireStruct for SessionInputAnswered {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value"], 0x1)
     }
 }
 
@@ -6280,8 +6446,12 @@ impl wire::WireStruct for SessionInputSkipped {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["freeformValues"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["freeformValues"], 0x0)
     }
 }
 
@@ -6397,13 +6567,17 @@ impl wire::WireStruct for Turn {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "message", "responseParts", "usage", "state", "error"],
             0x17,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -6518,13 +6692,17 @@ impl wire::WireStruct for ActiveTurn {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "message", "responseParts", "usage"],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -6611,8 +6789,12 @@ impl wire::WireStruct for MessageOrigin {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["kind"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["kind"], 0x1)
     }
 }
 
@@ -6726,13 +6908,17 @@ impl wire::WireStruct for Message {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["text", "origin", "attachments", "_meta"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -6862,13 +7048,17 @@ impl wire::WireStruct for MessageAttachmentBase {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["label", "range", "displayKind", "_meta"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -7016,9 +7206,14 @@ impl wire::WireStruct for SimpleMessageAttachment {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "label",
                 "range",
@@ -7027,8 +7222,7 @@ impl wire::WireStruct for SimpleMessageAttachment {
                 "modelRepresentation",
             ],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -7187,9 +7381,14 @@ impl wire::WireStruct for MessageEmbeddedResourceAttachment {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "label",
                 "range",
@@ -7200,8 +7399,7 @@ impl wire::WireStruct for MessageEmbeddedResourceAttachment {
                 "selection",
             ],
             0x31,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -7377,9 +7575,14 @@ impl wire::WireStruct for MessageResourceAttachment {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "label",
                 "range",
@@ -7391,8 +7594,7 @@ impl wire::WireStruct for MessageResourceAttachment {
                 "selection",
             ],
             0x11,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -7504,8 +7706,12 @@ impl wire::WireStruct for MarkdownResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "content"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "content"], 0x3)
     }
 }
 
@@ -7609,8 +7815,12 @@ impl wire::WireStruct for ResourceReponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "sizeHint", "contentType"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "sizeHint", "contentType"], 0x1)
     }
 }
 
@@ -7702,8 +7912,12 @@ impl wire::WireStruct for ToolCallResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["toolCall"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["toolCall"], 0x1)
     }
 }
 
@@ -7790,8 +8004,12 @@ impl wire::WireStruct for ReasoningResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "content"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "content"], 0x3)
     }
 }
 
@@ -7878,8 +8096,12 @@ impl wire::WireStruct for SystemNotificationResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["content"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["content"], 0x1)
     }
 }
 
@@ -7989,8 +8211,12 @@ impl wire::WireStruct for ConfirmationOption {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "label", "kind", "group"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "label", "kind", "group"], 0x7)
     }
 }
 
@@ -8081,8 +8307,12 @@ impl wire::WireStruct for ToolCallClientContributor {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["clientId"], 0x1)
     }
 }
 
@@ -8161,8 +8391,12 @@ impl wire::WireStruct for ToolCallMcpContributor {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["customizationId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["customizationId"], 0x1)
     }
 }
 
@@ -8276,9 +8510,14 @@ impl wire::WireStruct for ToolCallBase {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -8287,8 +8526,7 @@ impl wire::WireStruct for ToolCallBase {
                 "_meta",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -8387,8 +8625,12 @@ impl wire::WireStruct for ToolCallParameterFields {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["invocationMessage", "toolInput"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["invocationMessage", "toolInput"], 0x1)
     }
 }
 
@@ -8477,8 +8719,12 @@ impl wire::WireStruct for ToolCallResultError {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["message", "code"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["message", "code"], 0x1)
     }
 }
 
@@ -8596,9 +8842,14 @@ impl wire::WireStruct for ToolCallResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "success",
                 "pastTenseMessage",
@@ -8607,8 +8858,7 @@ impl wire::WireStruct for ToolCallResult {
                 "error",
             ],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -8756,9 +9006,14 @@ impl wire::WireStruct for ToolCallStreamingState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -8769,8 +9024,7 @@ impl wire::WireStruct for ToolCallStreamingState {
                 "invocationMessage",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -8869,8 +9123,12 @@ impl wire::WireStruct for ToolCallPendingConfirmationStateEdits {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -9028,9 +9286,14 @@ impl wire::WireStruct for ToolCallPendingConfirmationState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -9045,8 +9308,7 @@ impl wire::WireStruct for ToolCallPendingConfirmationState {
                 "options",
             ],
             0x27,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -9231,9 +9493,14 @@ impl wire::WireStruct for ToolCallRunningState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -9247,8 +9514,7 @@ impl wire::WireStruct for ToolCallRunningState {
                 "content",
             ],
             0xa7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -9457,9 +9723,14 @@ impl wire::WireStruct for ToolCallPendingResultConfirmationState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -9477,8 +9748,7 @@ impl wire::WireStruct for ToolCallPendingResultConfirmationState {
                 "selectedOption",
             ],
             0x11a7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -9699,9 +9969,14 @@ impl wire::WireStruct for ToolCallCompletedState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -9719,8 +9994,7 @@ impl wire::WireStruct for ToolCallCompletedState {
                 "selectedOption",
             ],
             0x11a7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -9922,9 +10196,14 @@ impl wire::WireStruct for ToolCallCancelledState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -9939,8 +10218,7 @@ impl wire::WireStruct for ToolCallCancelledState {
                 "selectedOption",
             ],
             0xa7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -10115,9 +10393,14 @@ impl wire::WireStruct for ToolDefinition {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "name",
                 "title",
@@ -10128,8 +10411,7 @@ impl wire::WireStruct for ToolDefinition {
                 "_meta",
             ],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -10277,9 +10559,14 @@ impl wire::WireStruct for ToolAnnotations {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "title",
                 "readOnlyHint",
@@ -10288,8 +10575,7 @@ impl wire::WireStruct for ToolAnnotations {
                 "openWorldHint",
             ],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -10389,8 +10675,12 @@ impl wire::WireStruct for ToolResultTextContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["text"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["text"], 0x1)
     }
 }
 
@@ -10479,8 +10769,12 @@ impl wire::WireStruct for ToolResultEmbeddedResourceContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["data", "contentType"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["data", "contentType"], 0x3)
     }
 }
 
@@ -10586,8 +10880,12 @@ impl wire::WireStruct for ToolResultResourceContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "sizeHint", "contentType"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "sizeHint", "contentType"], 0x1)
     }
 }
 
@@ -10680,8 +10978,12 @@ impl wire::WireStruct for ToolResultFileEditContentBefore {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "content"], 0x3)
     }
 }
 
@@ -10768,8 +11070,12 @@ impl wire::WireStruct for ToolResultFileEditContentAfter {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "content"], 0x3)
     }
 }
 
@@ -10864,8 +11170,12 @@ impl wire::WireStruct for ToolResultFileEditContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["before", "after", "diff"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["before", "after", "diff"], 0x0)
     }
 }
 
@@ -10965,8 +11275,12 @@ impl wire::WireStruct for ToolResultTerminalContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resource", "title"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource", "title"], 0x3)
     }
 }
 
@@ -11074,13 +11388,17 @@ impl wire::WireStruct for ToolResultSubagentContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["resource", "title", "agentName", "description"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -11206,13 +11524,12 @@ impl wire::WireStruct for CustomizationBase {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["id", "uri", "name", "icons", "range"],
-            0x7,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "uri", "name", "icons", "range"], 0x7)
     }
 }
 
@@ -11298,8 +11615,12 @@ impl wire::WireStruct for CustomizationLoadingState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -11371,8 +11692,12 @@ impl wire::WireStruct for CustomizationLoadedState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -11450,8 +11775,12 @@ impl wire::WireStruct for CustomizationDegradedState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["message"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["message"], 0x1)
     }
 }
 
@@ -11531,8 +11860,12 @@ impl wire::WireStruct for CustomizationErrorState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["message"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["message"], 0x1)
     }
 }
 
@@ -11678,15 +12011,19 @@ impl wire::WireStruct for ContainerCustomizationBase {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
             ],
             0x27,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -11858,15 +12195,19 @@ impl wire::WireStruct for PluginCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
             ],
             0x27,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -12058,16 +12399,20 @@ impl wire::WireStruct for ClientPluginCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
                 "type", "nonce",
             ],
             0x227,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -12265,16 +12610,20 @@ impl wire::WireStruct for DirectoryCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id", "uri", "name", "icons", "range", "enabled", "clientId", "load", "children",
                 "contents", "writable",
             ],
             0x627,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -12444,9 +12793,14 @@ impl wire::WireStruct for AgentCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "uri",
@@ -12457,8 +12811,7 @@ impl wire::WireStruct for AgentCustomization {
                 "_meta",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -12622,9 +12975,14 @@ impl wire::WireStruct for SkillCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "uri",
@@ -12635,8 +12993,7 @@ impl wire::WireStruct for SkillCustomization {
                 "disableModelInvocation",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -12782,13 +13139,17 @@ impl wire::WireStruct for PromptCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "uri", "name", "icons", "range", "description"],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -12957,9 +13318,14 @@ impl wire::WireStruct for RuleCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "uri",
@@ -12971,8 +13337,7 @@ impl wire::WireStruct for RuleCustomization {
                 "globs",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -13112,13 +13477,12 @@ impl wire::WireStruct for HookCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["id", "uri", "name", "icons", "range"],
-            0x7,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "uri", "name", "icons", "range"], 0x7)
     }
 }
 
@@ -13292,15 +13656,19 @@ impl wire::WireStruct for McpServerCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id", "uri", "name", "icons", "range", "enabled", "state", "channel", "mcpApp",
             ],
             0x67,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -13409,8 +13777,12 @@ impl wire::WireStruct for McpServerCustomizationApps {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["capabilities"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["capabilities"], 0x1)
     }
 }
 
@@ -13493,8 +13865,12 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerTools {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["listChanged"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["listChanged"], 0x0)
     }
 }
 
@@ -13579,8 +13955,12 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesServerResources {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["listChanged"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["listChanged"], 0x0)
     }
 }
 
@@ -13661,8 +14041,12 @@ impl wire::WireStruct for AhpMcpUiHostCapabilitiesSampling {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["tools"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["tools"], 0x0)
     }
 }
 
@@ -13805,13 +14189,17 @@ impl wire::WireStruct for AhpMcpUiHostCapabilities {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["serverTools", "serverResources", "logging", "sampling"],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -13899,8 +14287,12 @@ impl wire::WireStruct for McpServerStartingState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -13972,8 +14364,12 @@ impl wire::WireStruct for McpServerReadyState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -14105,13 +14501,17 @@ impl wire::WireStruct for McpServerAuthRequiredState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["reason", "resource", "requiredScopes", "description"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -14203,8 +14603,12 @@ impl wire::WireStruct for McpServerErrorState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["error"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["error"], 0x1)
     }
 }
 
@@ -14279,8 +14683,12 @@ impl wire::WireStruct for McpServerStoppedState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -14382,13 +14790,17 @@ impl wire::WireStruct for TerminalInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["resource", "title", "claim", "exitCode"],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -14476,8 +14888,12 @@ impl wire::WireStruct for TerminalClientClaim {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["clientId"], 0x1)
     }
 }
 
@@ -14574,8 +14990,12 @@ impl wire::WireStruct for TerminalSessionClaim {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["session", "turnId", "toolCallId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["session", "turnId", "toolCallId"], 0x1)
     }
 }
 
@@ -14735,9 +15155,14 @@ impl wire::WireStruct for TerminalState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "title",
                 "cwd",
@@ -14749,8 +15174,7 @@ impl wire::WireStruct for TerminalState {
                 "supportsCommandDetection",
             ],
             0x51,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -14966,8 +15390,12 @@ impl wire::WireStruct for TerminalUnclassifiedPart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value"], 0x1)
     }
 }
 
@@ -15100,9 +15528,14 @@ impl wire::WireStruct for TerminalCommandPart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "commandId",
                 "commandLine",
@@ -15113,8 +15546,7 @@ impl wire::WireStruct for TerminalCommandPart {
                 "durationMs",
             ],
             0x1f,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -15269,13 +15701,17 @@ impl wire::WireStruct for Changeset {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["label", "uriTemplate", "description", "changeKind"],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -15393,13 +15829,17 @@ impl wire::WireStruct for ChangesetState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["status", "error", "files", "operations"],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -15577,8 +16017,12 @@ impl wire::WireStruct for ChangesetFile {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "edit", "_meta"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "edit", "_meta"], 0x3)
     }
 }
 
@@ -15734,9 +16178,14 @@ impl wire::WireStruct for ChangesetOperation {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "label",
@@ -15748,8 +16197,7 @@ impl wire::WireStruct for ChangesetOperation {
                 "error",
             ],
             0x4b,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -15901,8 +16349,12 @@ impl wire::WireStruct for TelemetryCapabilities {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["logs", "traces", "metrics"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["logs", "traces", "metrics"], 0x0)
     }
 }
 
@@ -15992,8 +16444,12 @@ impl wire::WireStruct for ResourceWatchStateExcludes {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -16074,8 +16530,12 @@ impl wire::WireStruct for ResourceWatchStateIncludes {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -16187,13 +16647,17 @@ impl wire::WireStruct for ResourceWatchState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["root", "recursive", "excludes", "includes"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -16359,8 +16823,12 @@ impl wire::WireStruct for ResourceChange {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "type"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "type"], 0x3)
     }
 }
 
@@ -16427,27 +16895,37 @@ impl TaggedUnion for SessionInputQuestion {
             "single-select",
             "multi-select",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => {
-                Self::Text(<SessionInputTextQuestion as wire::WireStruct>::decode_members(reader)?)
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Text(wire::Blank::blank()),
+            1 => Self::Number(wire::Blank::blank()),
+            2 => Self::Integer(wire::Blank::blank()),
+            3 => Self::Boolean(wire::Blank::blank()),
+            4 => Self::SingleSelect(wire::Blank::blank()),
+            5 => Self::MultiSelect(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Text(value) => {
+                <SessionInputTextQuestion as wire::WireStruct>::read_into(reader, value)?
             }
-            1 => Self::Number(
-                <SessionInputNumberQuestion as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Integer(
-                <SessionInputNumberQuestion as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::Boolean(
-                <SessionInputBooleanQuestion as wire::WireStruct>::decode_members(reader)?,
-            ),
-            4 => Self::SingleSelect(
-                <SessionInputSingleSelectQuestion as wire::WireStruct>::decode_members(reader)?,
-            ),
-            5 => Self::MultiSelect(
-                <SessionInputMultiSelectQuestion as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+            Self::Number(value) => {
+                <SessionInputNumberQuestion as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Integer(value) => {
+                <SessionInputNumberQuestion as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Boolean(value) => {
+                <SessionInputBooleanQuestion as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SingleSelect(value) => {
+                <SessionInputSingleSelectQuestion as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::MultiSelect(value) => {
+                <SessionInputMultiSelectQuestion as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -16538,24 +17016,33 @@ impl TaggedUnion for SessionInputAnswerValue {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["text", "number", "boolean", "selected", "selected-many"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Text(
-                <SessionInputTextAnswerValue as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Number(
-                <SessionInputNumberAnswerValue as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Boolean(
-                <SessionInputBooleanAnswerValue as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::Selected(
-                <SessionInputSelectedAnswerValue as wire::WireStruct>::decode_members(reader)?,
-            ),
-            4 => Self::SelectedMany(
-                <SessionInputSelectedManyAnswerValue as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Text(wire::Blank::blank()),
+            1 => Self::Number(wire::Blank::blank()),
+            2 => Self::Boolean(wire::Blank::blank()),
+            3 => Self::Selected(wire::Blank::blank()),
+            4 => Self::SelectedMany(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Text(value) => {
+                <SessionInputTextAnswerValue as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Number(value) => {
+                <SessionInputNumberAnswerValue as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Boolean(value) => {
+                <SessionInputBooleanAnswerValue as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Selected(value) => {
+                <SessionInputSelectedAnswerValue as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SelectedMany(value) => {
+                <SessionInputSelectedManyAnswerValue as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -16637,18 +17124,25 @@ impl TaggedUnion for SessionInputAnswer {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["draft", "submitted", "skipped"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Draft(<SessionInputAnswered as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Submitted(<SessionInputAnswered as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            2 => Self::Skipped(<SessionInputSkipped as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Draft(wire::Blank::blank()),
+            1 => Self::Submitted(wire::Blank::blank()),
+            2 => Self::Skipped(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Draft(value) => {
+                <SessionInputAnswered as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Submitted(value) => {
+                <SessionInputAnswered as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Skipped(value) => {
+                <SessionInputSkipped as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -16726,18 +17220,25 @@ impl TaggedUnion for MessageAttachment {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["simple", "embeddedResource", "resource"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => {
-                Self::Simple(<SimpleMessageAttachment as wire::WireStruct>::decode_members(reader)?)
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Simple(wire::Blank::blank()),
+            1 => Self::EmbeddedResource(wire::Blank::blank()),
+            2 => Self::Resource(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Simple(value) => {
+                <SimpleMessageAttachment as wire::WireStruct>::read_into(reader, value)?
             }
-            1 => Self::EmbeddedResource(
-                <MessageEmbeddedResourceAttachment as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Resource(
-                <MessageResourceAttachment as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+            Self::EmbeddedResource(value) => {
+                <MessageEmbeddedResourceAttachment as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Resource(value) => {
+                <MessageResourceAttachment as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -16826,24 +17327,33 @@ impl TaggedUnion for ResponsePart {
             "reasoning",
             "systemNotification",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Markdown(<MarkdownResponsePart as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::ContentRef(<ResourceReponsePart as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            2 => Self::ToolCall(Box::new(
-                <ToolCallResponsePart as wire::WireStruct>::decode_members(reader)?,
-            )),
-            3 => Self::Reasoning(<ReasoningResponsePart as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            4 => Self::SystemNotification(
-                <SystemNotificationResponsePart as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Markdown(wire::Blank::blank()),
+            1 => Self::ContentRef(wire::Blank::blank()),
+            2 => Self::ToolCall(wire::Blank::blank()),
+            3 => Self::Reasoning(wire::Blank::blank()),
+            4 => Self::SystemNotification(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Markdown(value) => {
+                <MarkdownResponsePart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ContentRef(value) => {
+                <ResourceReponsePart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ToolCall(value) => {
+                <ToolCallResponsePart as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::Reasoning(value) => {
+                <ReasoningResponsePart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SystemNotification(value) => {
+                <SystemNotificationResponsePart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -16927,13 +17437,21 @@ impl TaggedUnion for ToolCallContributor {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["client", "mcp"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Client(
-                <ToolCallClientContributor as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::MCP(<ToolCallMcpContributor as wire::WireStruct>::decode_members(reader)?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Client(wire::Blank::blank()),
+            1 => Self::MCP(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Client(value) => {
+                <ToolCallClientContributor as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::MCP(value) => {
+                <ToolCallMcpContributor as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -17026,29 +17544,39 @@ impl TaggedUnion for ToolCallState {
             "completed",
             "cancelled",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Streaming(
-                <ToolCallStreamingState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::PendingConfirmation(
-                <ToolCallPendingConfirmationState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Running(<ToolCallRunningState as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            3 => Self::PendingResultConfirmation(
-                <ToolCallPendingResultConfirmationState as wire::WireStruct>::decode_members(
-                    reader,
-                )?,
-            ),
-            4 => Self::Completed(
-                <ToolCallCompletedState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            5 => Self::Cancelled(
-                <ToolCallCancelledState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Streaming(wire::Blank::blank()),
+            1 => Self::PendingConfirmation(wire::Blank::blank()),
+            2 => Self::Running(wire::Blank::blank()),
+            3 => Self::PendingResultConfirmation(wire::Blank::blank()),
+            4 => Self::Completed(wire::Blank::blank()),
+            5 => Self::Cancelled(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Streaming(value) => {
+                <ToolCallStreamingState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::PendingConfirmation(value) => {
+                <ToolCallPendingConfirmationState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Running(value) => {
+                <ToolCallRunningState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::PendingResultConfirmation(value) => {
+                <ToolCallPendingResultConfirmationState as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::Completed(value) => {
+                <ToolCallCompletedState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Cancelled(value) => {
+                <ToolCallCancelledState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -17164,27 +17692,37 @@ impl TaggedUnion for ToolResultContent {
             "terminal",
             "subagent",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Text(<ToolResultTextContent as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::EmbeddedResource(
-                <ToolResultEmbeddedResourceContent as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Resource(
-                <ToolResultResourceContent as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::FileEdit(
-                <ToolResultFileEditContent as wire::WireStruct>::decode_members(reader)?,
-            ),
-            4 => Self::Terminal(
-                <ToolResultTerminalContent as wire::WireStruct>::decode_members(reader)?,
-            ),
-            5 => Self::Subagent(
-                <ToolResultSubagentContent as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Text(wire::Blank::blank()),
+            1 => Self::EmbeddedResource(wire::Blank::blank()),
+            2 => Self::Resource(wire::Blank::blank()),
+            3 => Self::FileEdit(wire::Blank::blank()),
+            4 => Self::Terminal(wire::Blank::blank()),
+            5 => Self::Subagent(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Text(value) => {
+                <ToolResultTextContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::EmbeddedResource(value) => {
+                <ToolResultEmbeddedResourceContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Resource(value) => {
+                <ToolResultResourceContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::FileEdit(value) => {
+                <ToolResultFileEditContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Terminal(value) => {
+                <ToolResultTerminalContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Subagent(value) => {
+                <ToolResultSubagentContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -17353,21 +17891,29 @@ impl TaggedUnion for CustomizationLoadState {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["loading", "loaded", "degraded", "error"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Loading(
-                <CustomizationLoadingState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Loaded(
-                <CustomizationLoadedState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Degraded(
-                <CustomizationDegradedState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => {
-                Self::Error(<CustomizationErrorState as wire::WireStruct>::decode_members(reader)?)
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Loading(wire::Blank::blank()),
+            1 => Self::Loaded(wire::Blank::blank()),
+            2 => Self::Degraded(wire::Blank::blank()),
+            3 => Self::Error(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Loading(value) => {
+                <CustomizationLoadingState as wire::WireStruct>::read_into(reader, value)?
             }
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+            Self::Loaded(value) => {
+                <CustomizationLoadedState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Degraded(value) => {
+                <CustomizationDegradedState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Error(value) => {
+                <CustomizationErrorState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -17455,27 +18001,33 @@ impl TaggedUnion for ChildCustomization {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["agent", "skill", "prompt", "rule", "hook", "mcpServer"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Agent(<AgentCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Skill(<SkillCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            2 => Self::Prompt(<PromptCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            3 => Self::Rule(<RuleCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            4 => Self::Hook(<HookCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            5 => Self::McpServer(
-                <McpServerCustomization as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Agent(wire::Blank::blank()),
+            1 => Self::Skill(wire::Blank::blank()),
+            2 => Self::Prompt(wire::Blank::blank()),
+            3 => Self::Rule(wire::Blank::blank()),
+            4 => Self::Hook(wire::Blank::blank()),
+            5 => Self::McpServer(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Agent(value) => {
+                <AgentCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Skill(value) => {
+                <SkillCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Prompt(value) => {
+                <PromptCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Rule(value) => <RuleCustomization as wire::WireStruct>::read_into(reader, value)?,
+            Self::Hook(value) => <HookCustomization as wire::WireStruct>::read_into(reader, value)?,
+            Self::McpServer(value) => {
+                <McpServerCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -17563,18 +18115,25 @@ impl TaggedUnion for Customization {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["plugin", "directory", "mcpServer"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Plugin(<PluginCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Directory(
-                <DirectoryCustomization as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::McpServer(
-                <McpServerCustomization as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Plugin(wire::Blank::blank()),
+            1 => Self::Directory(wire::Blank::blank()),
+            2 => Self::McpServer(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Plugin(value) => {
+                <PluginCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Directory(value) => {
+                <DirectoryCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::McpServer(value) => {
+                <McpServerCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -17661,24 +18220,33 @@ impl TaggedUnion for McpServerState {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["starting", "ready", "authRequired", "error", "stopped"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Starting(
-                <McpServerStartingState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Ready(<McpServerReadyState as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            2 => Self::AuthRequired(
-                <McpServerAuthRequiredState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::Error(<McpServerErrorState as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            4 => Self::Stopped(<McpServerStoppedState as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Starting(wire::Blank::blank()),
+            1 => Self::Ready(wire::Blank::blank()),
+            2 => Self::AuthRequired(wire::Blank::blank()),
+            3 => Self::Error(wire::Blank::blank()),
+            4 => Self::Stopped(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Starting(value) => {
+                <McpServerStartingState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Ready(value) => {
+                <McpServerReadyState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AuthRequired(value) => {
+                <McpServerAuthRequiredState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Error(value) => {
+                <McpServerErrorState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Stopped(value) => {
+                <McpServerStoppedState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -17758,15 +18326,21 @@ impl TaggedUnion for TerminalClaim {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["client", "session"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Client(<TerminalClientClaim as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Session(<TerminalSessionClaim as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Client(wire::Blank::blank()),
+            1 => Self::Session(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Client(value) => {
+                <TerminalClientClaim as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Session(value) => {
+                <TerminalSessionClaim as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -17837,15 +18411,21 @@ impl TaggedUnion for TerminalContentPart {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["unclassified", "command"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Unclassified(
-                <TerminalUnclassifiedPart as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Command(<TerminalCommandPart as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Unclassified(wire::Blank::blank()),
+            1 => Self::Command(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Unclassified(value) => {
+                <TerminalUnclassifiedPart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Command(value) => {
+                <TerminalCommandPart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -17957,8 +18537,12 @@ impl wire::WireStruct for ActionOrigin {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["clientId", "clientSeq"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["clientId", "clientSeq"], 0x3)
     }
 }
 
@@ -18071,9 +18655,14 @@ impl wire::WireStruct for ActionEnvelope {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "action",
@@ -18082,8 +18671,7 @@ impl wire::WireStruct for ActionEnvelope {
                 "rejectionReason",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -18175,8 +18763,12 @@ impl wire::WireStruct for RootAgentsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["agents"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["agents"], 0x1)
     }
 }
 
@@ -18256,8 +18848,12 @@ impl wire::WireStruct for RootActiveSessionsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["activeSessions"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["activeSessions"], 0x1)
     }
 }
 
@@ -18340,8 +18936,12 @@ impl wire::WireStruct for RootTerminalsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["terminals"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["terminals"], 0x1)
     }
 }
 
@@ -18432,8 +19032,12 @@ impl wire::WireStruct for RootConfigChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["config", "replace"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["config", "replace"], 0x1)
     }
 }
 
@@ -18538,8 +19142,12 @@ impl wire::WireStruct for ToolCallActionBase {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "toolCallId", "_meta"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "toolCallId", "_meta"], 0x3)
     }
 }
 
@@ -18619,8 +19227,12 @@ impl wire::WireStruct for SessionReadyAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -18698,8 +19310,12 @@ impl wire::WireStruct for SessionCreationFailedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["error"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["error"], 0x1)
     }
 }
 
@@ -18798,13 +19414,12 @@ impl wire::WireStruct for SessionTurnStartedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["turnId", "message", "queuedMessageId"],
-            0x3,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "message", "queuedMessageId"], 0x3)
     }
 }
 
@@ -18906,8 +19521,12 @@ impl wire::WireStruct for SessionDeltaAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "partId", "content"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "partId", "content"], 0x7)
     }
 }
 
@@ -18998,8 +19617,12 @@ impl wire::WireStruct for SessionResponsePartAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "part"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "part"], 0x3)
     }
 }
 
@@ -19129,9 +19752,14 @@ impl wire::WireStruct for SessionToolCallStartAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "turnId",
                 "toolCallId",
@@ -19141,8 +19769,7 @@ impl wire::WireStruct for SessionToolCallStartAction {
                 "contributor",
             ],
             0x1b,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -19271,9 +19898,14 @@ impl wire::WireStruct for SessionToolCallDeltaAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "turnId",
                 "toolCallId",
@@ -19282,8 +19914,7 @@ impl wire::WireStruct for SessionToolCallDeltaAction {
                 "invocationMessage",
             ],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -19455,9 +20086,14 @@ impl wire::WireStruct for SessionToolCallReadyAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "turnId",
                 "toolCallId",
@@ -19471,8 +20107,7 @@ impl wire::WireStruct for SessionToolCallReadyAction {
                 "options",
             ],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -19628,9 +20263,14 @@ impl wire::WireStruct for SessionToolCallCompleteAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "turnId",
                 "toolCallId",
@@ -19639,8 +20279,7 @@ impl wire::WireStruct for SessionToolCallCompleteAction {
                 "requiresResultConfirmation",
             ],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -19759,13 +20398,17 @@ impl wire::WireStruct for SessionToolCallResultConfirmedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["turnId", "toolCallId", "_meta", "approved"],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -19887,13 +20530,17 @@ impl wire::WireStruct for SessionToolCallContentChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["turnId", "toolCallId", "_meta", "content"],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -19981,8 +20628,12 @@ impl wire::WireStruct for SessionTurnCompleteAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId"], 0x1)
     }
 }
 
@@ -20062,8 +20713,12 @@ impl wire::WireStruct for SessionTurnCancelledAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId"], 0x1)
     }
 }
 
@@ -20150,8 +20805,12 @@ impl wire::WireStruct for SessionErrorAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "error"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "error"], 0x3)
     }
 }
 
@@ -20234,8 +20893,12 @@ impl wire::WireStruct for SessionTitleChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["title"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["title"], 0x1)
     }
 }
 
@@ -20322,8 +20985,12 @@ impl wire::WireStruct for SessionUsageAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "usage"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "usage"], 0x3)
     }
 }
 
@@ -20421,8 +21088,12 @@ impl wire::WireStruct for SessionReasoningAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "partId", "content"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "partId", "content"], 0x7)
     }
 }
 
@@ -20506,8 +21177,12 @@ impl wire::WireStruct for SessionModelChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["model"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["model"], 0x1)
     }
 }
 
@@ -20595,8 +21270,12 @@ impl wire::WireStruct for SessionAgentChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["agent"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["agent"], 0x0)
     }
 }
 
@@ -20681,8 +21360,12 @@ impl wire::WireStruct for SessionIsReadChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["isRead"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["isRead"], 0x1)
     }
 }
 
@@ -20765,8 +21448,12 @@ impl wire::WireStruct for SessionIsArchivedChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["isArchived"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["isArchived"], 0x1)
     }
 }
 
@@ -20849,8 +21536,12 @@ impl wire::WireStruct for SessionActivityChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["activity"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["activity"], 0x0)
     }
 }
 
@@ -20945,8 +21636,12 @@ impl wire::WireStruct for SessionChangesetsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["changesets"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["changesets"], 0x0)
     }
 }
 
@@ -21030,8 +21725,12 @@ impl wire::WireStruct for SessionServerToolsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["tools"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["tools"], 0x1)
     }
 }
 
@@ -21117,8 +21816,12 @@ impl wire::WireStruct for SessionActiveClientChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["activeClient"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["activeClient"], 0x0)
     }
 }
 
@@ -21202,8 +21905,12 @@ impl wire::WireStruct for SessionActiveClientToolsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["tools"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["tools"], 0x1)
     }
 }
 
@@ -21286,8 +21993,12 @@ impl wire::WireStruct for SessionCustomizationsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["customizations"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["customizations"], 0x1)
     }
 }
 
@@ -21379,8 +22090,12 @@ impl wire::WireStruct for SessionCustomizationToggledAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "enabled"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "enabled"], 0x3)
     }
 }
 
@@ -21469,8 +22184,12 @@ impl wire::WireStruct for SessionCustomizationUpdatedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["customization"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["customization"], 0x1)
     }
 }
 
@@ -21554,8 +22273,12 @@ impl wire::WireStruct for SessionCustomizationRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id"], 0x1)
     }
 }
 
@@ -21669,8 +22392,12 @@ impl wire::WireStruct for SessionMcpServerStateChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "state", "channel"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "state", "channel"], 0x3)
     }
 }
 
@@ -21768,8 +22495,12 @@ impl wire::WireStruct for SessionConfigChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["config", "replace"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["config", "replace"], 0x1)
     }
 }
 
@@ -21856,8 +22587,12 @@ impl wire::WireStruct for SessionMetaChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["_meta"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["_meta"], 0x1)
     }
 }
 
@@ -21945,8 +22680,12 @@ impl wire::WireStruct for SessionTruncatedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId"], 0x0)
     }
 }
 
@@ -22049,8 +22788,12 @@ impl wire::WireStruct for SessionPendingMessageSetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["kind", "id", "message"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["kind", "id", "message"], 0x7)
     }
 }
 
@@ -22145,8 +22888,12 @@ impl wire::WireStruct for SessionPendingMessageRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["kind", "id"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["kind", "id"], 0x3)
     }
 }
 
@@ -22234,8 +22981,12 @@ impl wire::WireStruct for SessionQueuedMessagesReorderedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["order"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["order"], 0x1)
     }
 }
 
@@ -22319,8 +23070,12 @@ impl wire::WireStruct for SessionInputRequestedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["request"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["request"], 0x1)
     }
 }
 
@@ -22415,13 +23170,12 @@ impl wire::WireStruct for SessionInputAnswerChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["requestId", "questionId", "answer"],
-            0x3,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["requestId", "questionId", "answer"], 0x3)
     }
 }
 
@@ -22532,8 +23286,12 @@ impl wire::WireStruct for SessionInputCompletedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["requestId", "response", "answers"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["requestId", "response", "answers"], 0x3)
     }
 }
 
@@ -22628,8 +23386,12 @@ impl wire::WireStruct for TerminalDataAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["data"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["data"], 0x1)
     }
 }
 
@@ -22715,8 +23477,12 @@ impl wire::WireStruct for TerminalInputAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["data"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["data"], 0x1)
     }
 }
 
@@ -22806,8 +23572,12 @@ impl wire::WireStruct for TerminalResizedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["cols", "rows"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["cols", "rows"], 0x3)
     }
 }
 
@@ -22892,8 +23662,12 @@ impl wire::WireStruct for TerminalClaimedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["claim"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["claim"], 0x1)
     }
 }
 
@@ -22976,8 +23750,12 @@ impl wire::WireStruct for TerminalTitleChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["title"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["title"], 0x1)
     }
 }
 
@@ -23057,8 +23835,12 @@ impl wire::WireStruct for TerminalCwdChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["cwd"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["cwd"], 0x1)
     }
 }
 
@@ -23143,8 +23925,12 @@ impl wire::WireStruct for TerminalExitedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["exitCode"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["exitCode"], 0x0)
     }
 }
 
@@ -23220,8 +24006,12 @@ impl wire::WireStruct for TerminalClearedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -23298,8 +24088,12 @@ impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -23394,13 +24188,12 @@ impl wire::WireStruct for TerminalCommandExecutedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["commandId", "commandLine", "timestamp"],
-            0x7,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["commandId", "commandLine", "timestamp"], 0x7)
     }
 }
 
@@ -23512,13 +24305,12 @@ impl wire::WireStruct for TerminalCommandFinishedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["commandId", "exitCode", "durationMs"],
-            0x1,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["commandId", "exitCode", "durationMs"], 0x1)
     }
 }
 
@@ -23615,8 +24407,12 @@ impl wire::WireStruct for ChangesetStatusChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["status", "error"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["status", "error"], 0x1)
     }
 }
 
@@ -23701,8 +24497,12 @@ impl wire::WireStruct for ChangesetFileSetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["file"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["file"], 0x1)
     }
 }
 
@@ -23785,8 +24585,12 @@ impl wire::WireStruct for ChangesetFileRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["fileId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["fileId"], 0x1)
     }
 }
 
@@ -23872,8 +24676,12 @@ impl wire::WireStruct for ChangesetOperationsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["operations"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["operations"], 0x0)
     }
 }
 
@@ -23977,8 +24785,12 @@ impl wire::WireStruct for ChangesetOperationStatusChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["operationId", "status", "error"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["operationId", "status", "error"], 0x3)
     }
 }
 
@@ -24071,8 +24883,12 @@ impl wire::WireStruct for ChangesetClearedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -24149,8 +24965,12 @@ impl wire::WireStruct for ResourceWatchChangedActionChanges {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -24236,8 +25056,12 @@ impl wire::WireStruct for ResourceWatchChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["changes"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["changes"], 0x1)
     }
 }
 
@@ -24530,204 +25354,301 @@ impl TaggedUnion for StateAction {
             "terminal/commandFinished",
             "resourceWatch/changed",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::RootAgentsChanged(
-                <RootAgentsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::RootActiveSessionsChanged(
-                <RootActiveSessionsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::RootTerminalsChanged(
-                <RootTerminalsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::RootConfigChanged(
-                <RootConfigChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            4 => Self::SessionReady(<SessionReadyAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            5 => Self::SessionCreationFailed(
-                <SessionCreationFailedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            6 => Self::SessionTurnStarted(Box::new(
-                <SessionTurnStartedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            7 => Self::SessionDelta(<SessionDeltaAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            8 => Self::SessionResponsePart(Box::new(
-                <SessionResponsePartAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            9 => Self::SessionToolCallStart(Box::new(
-                <SessionToolCallStartAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            10 => Self::SessionToolCallDelta(Box::new(
-                <SessionToolCallDeltaAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            11 => Self::SessionToolCallReady(Box::new(
-                <SessionToolCallReadyAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            12 => Self::SessionToolCallConfirmed(Box::new(
-                <SessionToolCallConfirmedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            13 => Self::SessionToolCallComplete(Box::new(
-                <SessionToolCallCompleteAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            14 => Self::SessionToolCallResultConfirmed(Box::new(
-                <SessionToolCallResultConfirmedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            15 => Self::SessionToolCallContentChanged(Box::new(
-                <SessionToolCallContentChangedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            16 => Self::SessionTurnComplete(
-                <SessionTurnCompleteAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            17 => Self::SessionTurnCancelled(
-                <SessionTurnCancelledAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            18 => Self::SessionError(Box::new(
-                <SessionErrorAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            19 => Self::SessionTitleChanged(
-                <SessionTitleChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            20 => Self::SessionUsage(Box::new(
-                <SessionUsageAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            21 => Self::SessionReasoning(
-                <SessionReasoningAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            22 => Self::SessionModelChanged(
-                <SessionModelChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            23 => Self::SessionAgentChanged(
-                <SessionAgentChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            24 => Self::SessionServerToolsChanged(
-                <SessionServerToolsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            25 => Self::SessionActiveClientChanged(Box::new(
-                <SessionActiveClientChangedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            26 => Self::SessionActiveClientToolsChanged(
-                <SessionActiveClientToolsChangedAction as wire::WireStruct>::decode_members(
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::RootAgentsChanged(wire::Blank::blank()),
+            1 => Self::RootActiveSessionsChanged(wire::Blank::blank()),
+            2 => Self::RootTerminalsChanged(wire::Blank::blank()),
+            3 => Self::RootConfigChanged(wire::Blank::blank()),
+            4 => Self::SessionReady(wire::Blank::blank()),
+            5 => Self::SessionCreationFailed(wire::Blank::blank()),
+            6 => Self::SessionTurnStarted(wire::Blank::blank()),
+            7 => Self::SessionDelta(wire::Blank::blank()),
+            8 => Self::SessionResponsePart(wire::Blank::blank()),
+            9 => Self::SessionToolCallStart(wire::Blank::blank()),
+            10 => Self::SessionToolCallDelta(wire::Blank::blank()),
+            11 => Self::SessionToolCallReady(wire::Blank::blank()),
+            12 => Self::SessionToolCallConfirmed(wire::Blank::blank()),
+            13 => Self::SessionToolCallComplete(wire::Blank::blank()),
+            14 => Self::SessionToolCallResultConfirmed(wire::Blank::blank()),
+            15 => Self::SessionToolCallContentChanged(wire::Blank::blank()),
+            16 => Self::SessionTurnComplete(wire::Blank::blank()),
+            17 => Self::SessionTurnCancelled(wire::Blank::blank()),
+            18 => Self::SessionError(wire::Blank::blank()),
+            19 => Self::SessionTitleChanged(wire::Blank::blank()),
+            20 => Self::SessionUsage(wire::Blank::blank()),
+            21 => Self::SessionReasoning(wire::Blank::blank()),
+            22 => Self::SessionModelChanged(wire::Blank::blank()),
+            23 => Self::SessionAgentChanged(wire::Blank::blank()),
+            24 => Self::SessionServerToolsChanged(wire::Blank::blank()),
+            25 => Self::SessionActiveClientChanged(wire::Blank::blank()),
+            26 => Self::SessionActiveClientToolsChanged(wire::Blank::blank()),
+            27 => Self::SessionPendingMessageSet(wire::Blank::blank()),
+            28 => Self::SessionPendingMessageRemoved(wire::Blank::blank()),
+            29 => Self::SessionQueuedMessagesReordered(wire::Blank::blank()),
+            30 => Self::SessionInputRequested(wire::Blank::blank()),
+            31 => Self::SessionInputAnswerChanged(wire::Blank::blank()),
+            32 => Self::SessionInputCompleted(wire::Blank::blank()),
+            33 => Self::SessionCustomizationsChanged(wire::Blank::blank()),
+            34 => Self::SessionCustomizationToggled(wire::Blank::blank()),
+            35 => Self::SessionCustomizationUpdated(wire::Blank::blank()),
+            36 => Self::SessionCustomizationRemoved(wire::Blank::blank()),
+            37 => Self::SessionMcpServerStateChanged(wire::Blank::blank()),
+            38 => Self::SessionTruncated(wire::Blank::blank()),
+            39 => Self::SessionIsReadChanged(wire::Blank::blank()),
+            40 => Self::SessionIsArchivedChanged(wire::Blank::blank()),
+            41 => Self::SessionActivityChanged(wire::Blank::blank()),
+            42 => Self::SessionChangesetsChanged(wire::Blank::blank()),
+            43 => Self::SessionConfigChanged(wire::Blank::blank()),
+            44 => Self::SessionMetaChanged(wire::Blank::blank()),
+            45 => Self::ChangesetStatusChanged(wire::Blank::blank()),
+            46 => Self::ChangesetFileSet(wire::Blank::blank()),
+            47 => Self::ChangesetFileRemoved(wire::Blank::blank()),
+            48 => Self::ChangesetOperationsChanged(wire::Blank::blank()),
+            49 => Self::ChangesetOperationStatusChanged(wire::Blank::blank()),
+            50 => Self::ChangesetCleared(wire::Blank::blank()),
+            51 => Self::TerminalData(wire::Blank::blank()),
+            52 => Self::TerminalInput(wire::Blank::blank()),
+            53 => Self::TerminalResized(wire::Blank::blank()),
+            54 => Self::TerminalClaimed(wire::Blank::blank()),
+            55 => Self::TerminalTitleChanged(wire::Blank::blank()),
+            56 => Self::TerminalCwdChanged(wire::Blank::blank()),
+            57 => Self::TerminalExited(wire::Blank::blank()),
+            58 => Self::TerminalCleared(wire::Blank::blank()),
+            59 => Self::TerminalCommandDetectionAvailable(wire::Blank::blank()),
+            60 => Self::TerminalCommandExecuted(wire::Blank::blank()),
+            61 => Self::TerminalCommandFinished(wire::Blank::blank()),
+            62 => Self::ResourceWatchChanged(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::RootAgentsChanged(value) => {
+                <RootAgentsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::RootActiveSessionsChanged(value) => {
+                <RootActiveSessionsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::RootTerminalsChanged(value) => {
+                <RootTerminalsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::RootConfigChanged(value) => {
+                <RootConfigChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionReady(value) => {
+                <SessionReadyAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionCreationFailed(value) => {
+                <SessionCreationFailedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionTurnStarted(value) => {
+                <SessionTurnStartedAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::SessionDelta(value) => {
+                <SessionDeltaAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionResponsePart(value) => {
+                <SessionResponsePartAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::SessionToolCallStart(value) => {
+                <SessionToolCallStartAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::SessionToolCallDelta(value) => {
+                <SessionToolCallDeltaAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::SessionToolCallReady(value) => {
+                <SessionToolCallReadyAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::SessionToolCallConfirmed(value) => {
+                <SessionToolCallConfirmedAction as wire::WireStruct>::read_into(
                     reader,
-                )?,
-            ),
-            27 => Self::SessionPendingMessageSet(Box::new(
-                <SessionPendingMessageSetAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            28 => Self::SessionPendingMessageRemoved(
-                <SessionPendingMessageRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            29 => Self::SessionQueuedMessagesReordered(
-                <SessionQueuedMessagesReorderedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            30 => Self::SessionInputRequested(Box::new(
-                <SessionInputRequestedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            31 => Self::SessionInputAnswerChanged(Box::new(
-                <SessionInputAnswerChangedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            32 => Self::SessionInputCompleted(
-                <SessionInputCompletedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            33 => Self::SessionCustomizationsChanged(
-                <SessionCustomizationsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            34 => Self::SessionCustomizationToggled(
-                <SessionCustomizationToggledAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            35 => Self::SessionCustomizationUpdated(Box::new(
-                <SessionCustomizationUpdatedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            36 => Self::SessionCustomizationRemoved(
-                <SessionCustomizationRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            37 => Self::SessionMcpServerStateChanged(Box::new(
-                <SessionMcpServerStateChangedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            38 => Self::SessionTruncated(
-                <SessionTruncatedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            39 => Self::SessionIsReadChanged(
-                <SessionIsReadChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            40 => Self::SessionIsArchivedChanged(
-                <SessionIsArchivedChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            41 => Self::SessionActivityChanged(
-                <SessionActivityChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            42 => Self::SessionChangesetsChanged(
-                <SessionChangesetsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            43 => Self::SessionConfigChanged(
-                <SessionConfigChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            44 => Self::SessionMetaChanged(
-                <SessionMetaChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            45 => Self::ChangesetStatusChanged(Box::new(
-                <ChangesetStatusChangedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            46 => Self::ChangesetFileSet(Box::new(
-                <ChangesetFileSetAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            47 => Self::ChangesetFileRemoved(
-                <ChangesetFileRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            48 => Self::ChangesetOperationsChanged(
-                <ChangesetOperationsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            49 => Self::ChangesetOperationStatusChanged(Box::new(
-                <ChangesetOperationStatusChangedAction as wire::WireStruct>::decode_members(
+                    &mut **value,
+                )?
+            }
+            Self::SessionToolCallComplete(value) => {
+                <SessionToolCallCompleteAction as wire::WireStruct>::read_into(
                     reader,
-                )?,
-            )),
-            50 => Self::ChangesetCleared(
-                <ChangesetClearedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            51 => Self::TerminalData(<TerminalDataAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            52 => Self::TerminalInput(<TerminalInputAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            53 => Self::TerminalResized(
-                <TerminalResizedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            54 => Self::TerminalClaimed(
-                <TerminalClaimedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            55 => Self::TerminalTitleChanged(
-                <TerminalTitleChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            56 => Self::TerminalCwdChanged(
-                <TerminalCwdChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            57 => Self::TerminalExited(<TerminalExitedAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            58 => Self::TerminalCleared(
-                <TerminalClearedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            59 => Self::TerminalCommandDetectionAvailable(
-                <TerminalCommandDetectionAvailableAction as wire::WireStruct>::decode_members(
+                    &mut **value,
+                )?
+            }
+            Self::SessionToolCallResultConfirmed(value) => {
+                <SessionToolCallResultConfirmedAction as wire::WireStruct>::read_into(
                     reader,
-                )?,
-            ),
-            60 => Self::TerminalCommandExecuted(
-                <TerminalCommandExecutedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            61 => Self::TerminalCommandFinished(
-                <TerminalCommandFinishedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            62 => Self::ResourceWatchChanged(
-                <ResourceWatchChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+                    &mut **value,
+                )?
+            }
+            Self::SessionToolCallContentChanged(value) => {
+                <SessionToolCallContentChangedAction as wire::WireStruct>::read_into(
+                    reader,
+                    &mut **value,
+                )?
+            }
+            Self::SessionTurnComplete(value) => {
+                <SessionTurnCompleteAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionTurnCancelled(value) => {
+                <SessionTurnCancelledAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionError(value) => {
+                <SessionErrorAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::SessionTitleChanged(value) => {
+                <SessionTitleChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionUsage(value) => {
+                <SessionUsageAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::SessionReasoning(value) => {
+                <SessionReasoningAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionModelChanged(value) => {
+                <SessionModelChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionAgentChanged(value) => {
+                <SessionAgentChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionServerToolsChanged(value) => {
+                <SessionServerToolsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionActiveClientChanged(value) => {
+                <SessionActiveClientChangedAction as wire::WireStruct>::read_into(
+                    reader,
+                    &mut **value,
+                )?
+            }
+            Self::SessionActiveClientToolsChanged(value) => {
+                <SessionActiveClientToolsChangedAction as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::SessionPendingMessageSet(value) => {
+                <SessionPendingMessageSetAction as wire::WireStruct>::read_into(
+                    reader,
+                    &mut **value,
+                )?
+            }
+            Self::SessionPendingMessageRemoved(value) => {
+                <SessionPendingMessageRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionQueuedMessagesReordered(value) => {
+                <SessionQueuedMessagesReorderedAction as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::SessionInputRequested(value) => {
+                <SessionInputRequestedAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::SessionInputAnswerChanged(value) => {
+                <SessionInputAnswerChangedAction as wire::WireStruct>::read_into(
+                    reader,
+                    &mut **value,
+                )?
+            }
+            Self::SessionInputCompleted(value) => {
+                <SessionInputCompletedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionCustomizationsChanged(value) => {
+                <SessionCustomizationsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionCustomizationToggled(value) => {
+                <SessionCustomizationToggledAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionCustomizationUpdated(value) => {
+                <SessionCustomizationUpdatedAction as wire::WireStruct>::read_into(
+                    reader,
+                    &mut **value,
+                )?
+            }
+            Self::SessionCustomizationRemoved(value) => {
+                <SessionCustomizationRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionMcpServerStateChanged(value) => {
+                <SessionMcpServerStateChangedAction as wire::WireStruct>::read_into(
+                    reader,
+                    &mut **value,
+                )?
+            }
+            Self::SessionTruncated(value) => {
+                <SessionTruncatedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionIsReadChanged(value) => {
+                <SessionIsReadChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionIsArchivedChanged(value) => {
+                <SessionIsArchivedChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionActivityChanged(value) => {
+                <SessionActivityChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionChangesetsChanged(value) => {
+                <SessionChangesetsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionConfigChanged(value) => {
+                <SessionConfigChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionMetaChanged(value) => {
+                <SessionMetaChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChangesetStatusChanged(value) => {
+                <ChangesetStatusChangedAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::ChangesetFileSet(value) => {
+                <ChangesetFileSetAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::ChangesetFileRemoved(value) => {
+                <ChangesetFileRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChangesetOperationsChanged(value) => {
+                <ChangesetOperationsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChangesetOperationStatusChanged(value) => {
+                <ChangesetOperationStatusChangedAction as wire::WireStruct>::read_into(
+                    reader,
+                    &mut **value,
+                )?
+            }
+            Self::ChangesetCleared(value) => {
+                <ChangesetClearedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalData(value) => {
+                <TerminalDataAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalInput(value) => {
+                <TerminalInputAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalResized(value) => {
+                <TerminalResizedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalClaimed(value) => {
+                <TerminalClaimedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalTitleChanged(value) => {
+                <TerminalTitleChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalCwdChanged(value) => {
+                <TerminalCwdChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalExited(value) => {
+                <TerminalExitedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalCleared(value) => {
+                <TerminalClearedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalCommandDetectionAvailable(value) => {
+                <TerminalCommandDetectionAvailableAction as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::TerminalCommandExecuted(value) => {
+                <TerminalCommandExecutedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalCommandFinished(value) => {
+                <TerminalCommandFinishedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ResourceWatchChanged(value) => {
+                <ResourceWatchChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -25140,8 +26061,12 @@ impl wire::WireStruct for BaseParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel"], 0x1)
     }
 }
 
@@ -25273,9 +26198,14 @@ impl wire::WireStruct for InitializeParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "protocolVersions",
@@ -25285,8 +26215,7 @@ impl wire::WireStruct for InitializeParams {
                 "capabilities",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -25397,8 +26326,12 @@ impl wire::WireStruct for ClientCapabilities {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["mcpApps"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["mcpApps"], 0x0)
     }
 }
 
@@ -25537,9 +26470,14 @@ impl wire::WireStruct for InitializeResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "protocolVersion",
                 "serverSeq",
@@ -25549,8 +26487,7 @@ impl wire::WireStruct for InitializeResult {
                 "telemetry",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -25651,8 +26588,12 @@ impl wire::WireStruct for PingParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel"], 0x1)
     }
 }
 
@@ -25752,13 +26693,17 @@ impl wire::WireStruct for ReconnectParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "clientId", "lastSeenServerSeq", "subscriptions"],
             0xf,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -25863,8 +26808,12 @@ impl wire::WireStruct for ReconnectReplayResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["type", "actions", "missing"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["type", "actions", "missing"], 0x7)
     }
 }
 
@@ -25956,8 +26905,12 @@ impl wire::WireStruct for ReconnectSnapshotResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["type", "snapshots"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["type", "snapshots"], 0x3)
     }
 }
 
@@ -26044,8 +26997,12 @@ impl wire::WireStruct for SubscribeParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel"], 0x1)
     }
 }
 
@@ -26128,8 +27085,12 @@ impl wire::WireStruct for SubscribeResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["snapshot"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["snapshot"], 0x0)
     }
 }
 
@@ -26211,8 +27172,12 @@ impl wire::WireStruct for UnsubscribeParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel"], 0x1)
     }
 }
 
@@ -26311,8 +27276,12 @@ impl wire::WireStruct for DispatchActionParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "clientSeq", "action"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "clientSeq", "action"], 0x7)
     }
 }
 
@@ -26421,8 +27390,12 @@ impl wire::WireStruct for ResourceReadParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "uri", "encoding"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "uri", "encoding"], 0x3)
     }
 }
 
@@ -26529,8 +27502,12 @@ impl wire::WireStruct for ResourceReadResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["data", "encoding", "contentType"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["data", "encoding", "contentType"], 0x3)
     }
 }
 
@@ -26702,9 +27679,14 @@ impl wire::WireStruct for ResourceWriteParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "uri",
@@ -26717,8 +27699,7 @@ impl wire::WireStruct for ResourceWriteParams {
                 "ifMatch",
             ],
             0xf,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -26820,8 +27801,12 @@ impl wire::WireStruct for ResourceWriteResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -26916,8 +27901,12 @@ impl wire::WireStruct for ResourceListParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "uri"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "uri"], 0x3)
     }
 }
 
@@ -27070,8 +28059,12 @@ impl wire::WireStruct for DirectoryEntry {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["name", "type"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["name", "type"], 0x3)
     }
 }
 
@@ -27153,8 +28146,12 @@ impl wire::WireStruct for ResourceListResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["entries"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["entries"], 0x1)
     }
 }
 
@@ -27264,13 +28261,17 @@ impl wire::WireStruct for ResourceCopyParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "source", "destination", "failIfExists"],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -27354,8 +28355,12 @@ impl wire::WireStruct for ResourceCopyResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -27450,8 +28455,12 @@ impl wire::WireStruct for ResourceDeleteParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "uri", "recursive"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "uri", "recursive"], 0x3)
     }
 }
 
@@ -27533,8 +28542,12 @@ impl wire::WireStruct for ResourceDeleteResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -27653,8 +28666,12 @@ impl wire::WireStruct for ResourceRequestParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "uri", "read", "write"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "uri", "read", "write"], 0x3)
     }
 }
 
@@ -27740,8 +28757,12 @@ impl wire::WireStruct for ResourceRequestResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -27849,13 +28870,17 @@ impl wire::WireStruct for ResourceMoveParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "source", "destination", "failIfExists"],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -27939,8 +28964,12 @@ impl wire::WireStruct for ResourceMoveResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -28048,8 +29077,12 @@ impl wire::WireStruct for ResourceResolveParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "uri", "followSymlinks"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "uri", "followSymlinks"], 0x3)
     }
 }
 
@@ -28185,9 +29218,14 @@ impl wire::WireStruct for ResourceResolveResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "uri",
                 "type",
@@ -28198,8 +29236,7 @@ impl wire::WireStruct for ResourceResolveResult {
                 "etag",
             ],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -28316,8 +29353,12 @@ impl wire::WireStruct for ResourceMkdirParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "uri"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "uri"], 0x3)
     }
 }
 
@@ -28395,8 +29436,12 @@ impl wire::WireStruct for ResourceMkdirResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -28495,8 +29540,12 @@ impl wire::WireStruct for AuthenticateParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "resource", "token"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "resource", "token"], 0x7)
     }
 }
 
@@ -28578,8 +29627,12 @@ impl wire::WireStruct for AuthenticateResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -28669,8 +29722,12 @@ impl wire::WireStruct for ListSessionsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "filter"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "filter"], 0x1)
     }
 }
 
@@ -28754,8 +29811,12 @@ impl wire::WireStruct for ListSessionsResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -28867,13 +29928,17 @@ impl wire::WireStruct for ResolveSessionConfigParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "provider", "workingDirectory", "config"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -28973,8 +30038,12 @@ impl wire::WireStruct for ResolveSessionConfigResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["schema", "values"], 0x3)
     }
 }
 
@@ -29073,8 +30142,12 @@ impl wire::WireStruct for SessionConfigValueItem {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value", "label", "description"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value", "label", "description"], 0x3)
     }
 }
 
@@ -29200,9 +30273,14 @@ impl wire::WireStruct for SessionConfigCompletionsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "provider",
@@ -29212,8 +30290,7 @@ impl wire::WireStruct for SessionConfigCompletionsParams {
                 "query",
             ],
             0x11,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -29311,8 +30388,12 @@ impl wire::WireStruct for SessionConfigCompletionsResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -29406,8 +30487,12 @@ impl wire::WireStruct for SessionForkSource {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["session", "turnId"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["session", "turnId"], 0x3)
     }
 }
 
@@ -29549,9 +30634,14 @@ impl wire::WireStruct for CreateSessionParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "provider",
@@ -29563,8 +30653,7 @@ impl wire::WireStruct for CreateSessionParams {
                 "activeClient",
             ],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -29674,8 +30763,12 @@ impl wire::WireStruct for DisposeSessionParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel"], 0x1)
     }
 }
 
@@ -29774,8 +30867,12 @@ impl wire::WireStruct for FetchTurnsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "before", "limit"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "before", "limit"], 0x1)
     }
 }
 
@@ -29870,8 +30967,12 @@ impl wire::WireStruct for FetchTurnsResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turns", "hasMore"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turns", "hasMore"], 0x3)
     }
 }
 
@@ -29980,13 +31081,12 @@ impl wire::WireStruct for CompletionsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["channel", "kind", "text", "offset"],
-            0xf,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "kind", "text", "offset"], 0xf)
     }
 }
 
@@ -30117,13 +31217,17 @@ impl wire::WireStruct for CompletionItem {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["insertText", "rangeStart", "rangeEnd", "attachment"],
             0x9,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -30213,8 +31317,12 @@ impl wire::WireStruct for CompletionsResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -30339,13 +31447,17 @@ impl wire::WireStruct for CreateTerminalParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "claim", "name", "cwd", "cols", "rows"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -30446,8 +31558,12 @@ impl wire::WireStruct for DisposeTerminalParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel"], 0x1)
     }
 }
 
@@ -30538,8 +31654,12 @@ impl wire::WireStruct for ChangesetOperationFollowUp {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["content", "external"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["content", "external"], 0x1)
     }
 }
 
@@ -30648,8 +31768,12 @@ impl wire::WireStruct for InvokeChangesetOperationParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "operationId", "target"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "operationId", "target"], 0x3)
     }
 }
 
@@ -30749,8 +31873,12 @@ impl wire::WireStruct for InvokeChangesetOperationResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["message", "followUp"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["message", "followUp"], 0x0)
     }
 }
 
@@ -30880,13 +32008,17 @@ impl wire::WireStruct for CreateResourceWatchParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "uri", "recursive", "excludes", "includes"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -30982,8 +32114,12 @@ impl wire::WireStruct for CreateResourceWatchResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel"], 0x1)
     }
 }
 
@@ -31085,8 +32221,12 @@ impl wire::WireStruct for AuthRequiredParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "resource", "reason"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "resource", "reason"], 0x3)
     }
 }
 
@@ -31180,8 +32320,12 @@ impl wire::WireStruct for SessionAddedParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "summary"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "summary"], 0x3)
     }
 }
 
@@ -31271,8 +32415,12 @@ impl wire::WireStruct for SessionRemovedParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "session"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "session"], 0x3)
     }
 }
 
@@ -31444,9 +32592,14 @@ impl wire::WireStruct for SessionSummaryChangedParamsChanges {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "provider",
@@ -31462,8 +32615,7 @@ impl wire::WireStruct for SessionSummaryChangedParamsChanges {
                 "changes",
             ],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -31632,8 +32784,12 @@ impl wire::WireStruct for SessionSummaryChangedParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "session", "changes"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "session", "changes"], 0x7)
     }
 }
 
@@ -31738,8 +32894,12 @@ impl wire::WireStruct for OtlpExportLogsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "payload"], 0x3)
     }
 }
 
@@ -31836,8 +32996,12 @@ impl wire::WireStruct for OtlpExportTracesParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "payload"], 0x3)
     }
 }
 
@@ -31934,8 +33098,12 @@ impl wire::WireStruct for OtlpExportMetricsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "payload"], 0x3)
     }
 }
 
@@ -32021,8 +33189,12 @@ impl wire::WireStruct for AuthRequiredErrorData {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resources"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resources"], 0x1)
     }
 }
 
@@ -32108,8 +33280,12 @@ impl wire::WireStruct for PermissionDeniedErrorData {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["request"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["request"], 0x0)
     }
 }
 
@@ -32196,8 +33372,12 @@ impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["supportedVersions"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["supportedVersions"], 0x1)
     }
 }
 
@@ -32304,13 +33484,17 @@ impl wire::WireStruct for SystemMessageSection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "label", "description", "restricted"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -32400,8 +33584,12 @@ impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["sections"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["sections"], 0x1)
     }
 }
 
@@ -32481,8 +33669,12 @@ impl wire::WireStruct for SystemMessageTransformSection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["content"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["content"], 0x1)
     }
 }
 
@@ -32573,8 +33765,12 @@ impl wire::WireStruct for SystemMessageTransformParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "sections"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "sections"], 0x3)
     }
 }
 
@@ -32660,8 +33856,12 @@ impl wire::WireStruct for SystemMessageTransformResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["sections"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["sections"], 0x1)
     }
 }
 

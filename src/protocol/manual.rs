@@ -133,6 +133,24 @@ impl wire::WireStruct for SessionToolCallConfirmedAction {
     }
 }
 
+/// The placeholder `StateAction`'s decoder reads this variant into (`read_into`, which for
+/// this type replaces it with what `decode_members` returns): a blank denial.
+impl wire::Blank for SessionToolCallConfirmedAction {
+    fn blank() -> Self {
+        Self::Denied(SessionToolCallDeniedAction {
+            turn_id: String::new(),
+            tool_call_id: String::new(),
+            meta: None,
+            approved: (),
+            reason: wire::Blank::blank(),
+            user_suggestion: None,
+            reason_message: None,
+            selected_option_id: None,
+            extra: Extra::default(),
+        })
+    }
+}
+
 impl Encode for SessionToolCallConfirmedAction {
     fn encode(&self, writer: &mut Writer) {
         encode::encode_struct(self, writer)

@@ -78,15 +78,24 @@ pub fn decode_str_enum<T>(
 /// A wire struct: an object whose members are decoded into fields. The impls are generated
 /// (see the `xtask` crate): one slot per known member, unknown members into `extra`, required
 /// ones checked at the end. [`decode_struct`] reads a whole object;
-/// [`TaggedUnion`](super::tagged::TaggedUnion) decoders call [`decode_members`] after the
-/// tag, so a variant's struct is decoded by the same code either way.
+/// [`TaggedUnion`](super::tagged::TaggedUnion) decoders call [`read_into`] after the tag, so
+/// a variant's struct is decoded by the same code either way.
 ///
-/// [`decode_members`]: WireStruct::decode_members
+/// [`read_into`]: WireStruct::read_into
 pub trait WireStruct: Sized {
     /// The schema name, for messages (`expected an object (Name), got null`).
     const NAME: &'static str;
     /// Reads the remaining members of an object whose `{` the caller has read.
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError>;
+    /// [`decode_members`](WireStruct::decode_members) into `out`, a blank value
+    /// ([`Blank`]) already in its place: a union's decoder makes its variant blank in the
+    /// union and reads into it, so that no variant's struct is moved into the union (those
+    /// moves were most of a large union's decoder). On an error `out` is left partly read.
+    #[inline]
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        *out = Self::decode_members(reader)?;
+        Ok(())
+    }
 }
 
 /// Decodes a [`WireStruct`] from a JSON object.

@@ -141,10 +141,9 @@ fn decode_action<A: Decode + 'static>(text: &str) -> Result<Box<dyn Any>, JsValu
 }
 
 /// What identifies an action for [`LastCall`]: its JSON text, or a plain delta's strings
-/// (0.3.0's `__sessionReducerDelta`).
+/// ([`reduce_delta`]).
 enum ActionKey {
     Text(String),
-    #[cfg(not(feature = "v1"))]
     Delta([String; 3]),
 }
 
@@ -221,6 +220,75 @@ fn reduce_js_with(
     Ok(output)
 }
 
+/// A version's action union with a streamed-text delta (0.3.0's `session/delta`, 1.0's
+/// `chat/delta`): what [`reduce_delta`] makes and takes apart.
+trait DeltaAction: Sized {
+    /// The delta of these strings (turn id, part id, content), with no other member.
+    fn delta(strings: [String; 3]) -> Self;
+    /// The strings of a delta made by [`DeltaAction::delta`].
+    fn into_strings(self) -> Option<[String; 3]>;
+}
+
+#[cfg(not(feature = "v1"))]
+impl DeltaAction for crate::protocol::StateAction {
+    fn delta([turn_id, part_id, content]: [String; 3]) -> Self {
+        Self::SessionDelta(crate::protocol::SessionDeltaAction {
+            turn_id,
+            part_id,
+            content,
+            extra: Default::default(),
+        })
+    }
+
+    fn into_strings(self) -> Option<[String; 3]> {
+        match self {
+            Self::SessionDelta(d) => Some([d.turn_id, d.part_id, d.content]),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "v1")]
+impl DeltaAction for crate::protocol::v1::StateAction {
+    fn delta([turn_id, part_id, content]: [String; 3]) -> Self {
+        Self::ChatDelta(crate::protocol::v1::ChatDeltaAction {
+            turn_id,
+            part_id,
+            content,
+            meta: None,
+            extra: Default::default(),
+        })
+    }
+
+    fn into_strings(self) -> Option<[String; 3]> {
+        match self {
+            Self::ChatDelta(d) => Some([d.turn_id, d.part_id, d.content]),
+            _ => None,
+        }
+    }
+}
+
+/// The reducer of `S` on a plain delta of these strings, which the package entry took out of
+/// the action (its shape and the string limits checked there): no JSON round trip for the most
+/// frequent action (0.3.0's `__sessionReducerDelta`, 1.0's `__chatReducerDelta`).
+fn reduce_delta<S>(state: JsValue, strings: [String; 3]) -> Result<JsValue, JsValue>
+where
+    S: MirrorState,
+    S::Action: DeltaAction,
+{
+    let same = |last: &ActionKey| matches!(last, ActionKey::Delta(s) if *s == strings);
+    let reducer = TypeId::of::<S>();
+    if let Some(output) = repeated_call(reducer, &state, &same) {
+        return Ok(output);
+    }
+    let action = S::Action::delta(strings);
+    let output = reduce_typed(reducer, decode_state::<S>, &state, &action)?;
+    if let Some(strings) = action.into_strings() {
+        remember_call(reducer, &state, ActionKey::Delta(strings), &output);
+    }
+    Ok(output)
+}
+
 /// Where a reducer's input state came from, which decides how the output is rendered.
 enum Input {
     /// A state this module returned: frozen, and matching the cached Rust state.
@@ -275,12 +343,11 @@ fn reduce_typed(
 /// The AHP 0.3.0 exports (the build without feature `v1`).
 #[cfg(not(feature = "v1"))]
 mod exports_0_3 {
-    use super::{decode_state, reduce_js, reduce_typed, remember_call, repeated_call, ActionKey};
+    use super::{reduce_delta, reduce_js};
     use crate::protocol::{
         ChangesetState, ResourceWatchState, RootState, SessionState, StateAction, TerminalState,
     };
     use crate::sync::ChannelState;
-    use std::any::TypeId;
     use tsify::{Ts, Tsify};
     use wasm_bindgen::prelude::*;
 
@@ -324,23 +391,7 @@ mod exports_0_3 {
         part_id: String,
         content: String,
     ) -> Result<JsValue, JsValue> {
-        let same = |last: &ActionKey| matches!(last, ActionKey::Delta([t, p, c]) if *t == turn_id && *p == part_id && *c == content);
-        let reducer = TypeId::of::<SessionState>();
-        if let Some(output) = repeated_call(reducer, &state, &same) {
-            return Ok(output);
-        }
-        let action = StateAction::SessionDelta(crate::protocol::SessionDeltaAction {
-            turn_id,
-            part_id,
-            content,
-            extra: Default::default(),
-        });
-        let output = reduce_typed(reducer, decode_state::<SessionState>, &state, &action)?;
-        if let StateAction::SessionDelta(delta) = action {
-            let key = ActionKey::Delta([delta.turn_id, delta.part_id, delta.content]);
-            remember_call(reducer, &state, key, &output);
-        }
-        Ok(output)
+        reduce_delta::<SessionState>(state, [turn_id, part_id, content])
     }
 
     /// Applies `action` to a terminal's state: returns a new, deeply frozen state, or `state`
@@ -382,7 +433,7 @@ mod exports_0_3 {
 /// types have no generated declarations, so the exports skip wasm-bindgen's).
 #[cfg(feature = "v1")]
 mod exports_1_0 {
-    use super::reduce_js;
+    use super::{reduce_delta, reduce_js};
     use crate::protocol::v1::{
         AnnotationsState, AutomationRunState, AutomationState, CanvasState, ChangesetState,
         ChatState, ResourceWatchState, RootState, SessionState, TerminalState,
@@ -420,6 +471,21 @@ mod exports_1_0 {
         ChatState,
         "a chat's state (`ahp-chat:/<id>`)"
     );
+
+    /// `chatReducer` for a `chat/delta` of exactly `{type, turnId, partId, content}` (the
+    /// streaming case), called by the package entry with the strings already taken out of the
+    /// action: no JSON round trip for the most frequent action. The entry has checked the shape
+    /// and the string limits.
+    #[wasm_bindgen(js_name = "__chatReducerDelta", skip_typescript)]
+    pub fn chat_reducer_delta(
+        state: JsValue,
+        turn_id: String,
+        part_id: String,
+        content: String,
+    ) -> Result<JsValue, JsValue> {
+        reduce_delta::<ChatState>(state, [turn_id, part_id, content])
+    }
+
     reducer_v1!(
         terminal_reducer,
         "terminalReducer",

@@ -131,3 +131,50 @@ test('the 1.0 reducers: a no-op returns the input, bad input is an InvalidInputE
   assert.equal(v1.chatReducer(state, { type: 'no/such-action' }), state);
   assert.throws(() => v1.chatReducer({ turns: 3 }, { type: 'chat/titleChanged', title: 't' }), (e) => e instanceof v1.InvalidInputError);
 });
+
+test('the 1.0 chatReducer: a plain chat/delta (its shortcut) reduces as the general path does', () => {
+  const delta = { type: 'chat/delta', turnId: 'turn-1', partId: 'md-1', content: 'Hi' };
+  const plain = v1.chatReducer(chatState(), delta);
+  assert.equal(plain.activeTurn.responseParts[0].content, 'Hi');
+  assert.ok(Object.isFrozen(plain.activeTurn.responseParts[0]));
+  // The same delta in forms the shortcut declines: another prototype, an extra member.
+  const general = v1.chatReducer(chatState(), Object.assign(Object.create(null), delta));
+  assert.deepEqual(plain, general);
+  assert.deepEqual(v1.chatReducer(chatState(), { ...delta, _meta: { k: 1 } }), general);
+  // A chain of deltas on returned states; the same call twice returns the same object.
+  let state = plain;
+  for (const content of [' there', '!']) state = v1.chatReducer(state, { ...delta, content });
+  assert.equal(state.activeTurn.responseParts[0].content, 'Hi there!');
+  const again = { ...delta, content: '?' };
+  assert.equal(v1.chatReducer(state, again), v1.chatReducer(state, again));
+  // A delta to another turn does not apply: the input comes back.
+  assert.equal(v1.chatReducer(state, { ...delta, turnId: 'turn-9' }), state);
+  // Wrong types are not plain deltas: the general path reports them.
+  assert.throws(() => v1.chatReducer(state, { ...delta, content: 3 }), (e) => e instanceof v1.InvalidInputError);
+});
+
+test('the 1.0 chatReducer: streamed text copies the chat state and the active turn whole (every member, in order)', () => {
+  const delta = { type: 'chat/delta', turnId: 'turn-1', partId: 'md-1', content: 'a' };
+  // Optional members of the state (in schema order, as the SDK renders them) and of the turn.
+  const { turns, activeTurn, ...head } = chatState();
+  const first = v1.chatReducer({ ...head, movable: true, turns, activeTurn, _meta: { k: 1 } }, delta);
+  assert.deepEqual(Object.keys(first), ['resource', 'title', 'status', 'modifiedAt', 'movable', 'turns', 'activeTurn', '_meta']);
+  let state = first;
+  for (const content of ['b', 'c']) {
+    const next = v1.chatReducer(state, { ...delta, content });
+    assert.notEqual(next, state);
+    assert.deepEqual(Object.keys(next), Object.keys(first));
+    assert.deepEqual(Object.keys(next.activeTurn), ['id', 'startedAt', 'message', 'responseParts']);
+    assert.ok(Object.isFrozen(next) && Object.isFrozen(next.activeTurn) && Object.isFrozen(next.activeTurn.responseParts));
+    assert.equal(next._meta, first._meta);
+    assert.equal(next.activeTurn.message, first.activeTurn.message);
+    state = next;
+  }
+  assert.equal(state.activeTurn.responseParts[0].content, 'abc');
+  assert.equal(state.movable, true);
+  assert.deepEqual(state._meta, { k: 1 });
+  const withUsage = { ...chatState(), activeTurn: { ...chatState().activeTurn, usage: { inputTokens: 1, outputTokens: 2 } } };
+  const used = v1.chatReducer(v1.chatReducer(withUsage, delta), delta);
+  assert.deepEqual(used.activeTurn.usage, { inputTokens: 1, outputTokens: 2 });
+  assert.equal(used.activeTurn.responseParts[0].content, 'aa');
+});

@@ -1,5 +1,5 @@
 //! The `copiers` section of `js/render.js`: for the objects a streamed delta copies (the
-//! session state, the active turn, the part), a copier that names their members in schema
+//! session state or 1.0's chat state, the active turn, the part), a copier that names their members in schema
 //! order, so the hot path copies them with property stores instead of spreading a frozen
 //! object (see the comment above the section). Members and which are required come from the
 //! same schema as the Rust types, so the copy's key order is the one the SDK renders.
@@ -18,6 +18,12 @@ const COPIED_SHAPES: [&str; 5] = [
     "ReasoningResponsePart",
     "ToolCallResponsePart",
 ];
+
+/// 1.0's shapes with a copier (the 1.0 definition's structs), named here: its parts have
+/// 0.3.0's members, but its active turn (`startedAt`) and its chat state do not. The same
+/// `js/render.js` serves both entries; each copy tries the shape it made last first.
+const COPIED_SHAPES_V1: [(&str, &str); 2] =
+    [("ChatState", "ChatState"), ("ActiveTurn", "ChatActiveTurn")];
 
 /// The section's lines.
 pub fn section(root: &Path) -> Result<String, String> {
@@ -42,6 +48,29 @@ pub fn section(root: &Path) -> Result<String, String> {
         }
         render(&mut out, name, &members);
         rendered.push((name, members));
+    }
+    let (items, _) = crate::codegen_v1::definition(root)?;
+    for (definition, name) in COPIED_SHAPES_V1 {
+        let fields = items
+            .iter()
+            .find_map(|item| match item {
+                crate::model::Item::Struct { name, fields, .. } if name == definition => {
+                    Some(fields)
+                }
+                _ => None,
+            })
+            .ok_or_else(|| format!("copiers: no 1.0 struct {definition}"))?;
+        if fields.len() > 30 {
+            return Err(format!(
+                "copiers: 1.0 {definition} has more members than a 31-bit mask holds"
+            ));
+        }
+        // Rendered members: the required ones always (a nullable one as `null`).
+        let members: Vec<(String, bool)> = fields
+            .iter()
+            .map(|f| (f.wire.clone(), f.required))
+            .collect();
+        render(&mut out, name, &members);
     }
     Ok(out)
 }

@@ -251,7 +251,9 @@ fn render_struct_decode(out: &mut String, name: &str, fields: &[Field]) {
         out,
         "impl wire::WireStruct for {name} {{\n    const NAME: &'static str = {name:?};\n\n    #[inline(never)]\n    fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        \
          let mut out = <Self as wire::Blank>::blank();\n        \
-         wire::read_members(reader, &mut out, &[{}], {required:#x})?;\n        Ok(out)\n    }}\n}}\n",
+         Self::read_into(reader, &mut out)?;\n        Ok(out)\n    }}\n\n    \
+         fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {{\n        \
+         wire::read_members(reader, out, &[{}], {required:#x})\n    }}\n}}\n",
         names.join(", ")
     );
 }
@@ -385,28 +387,37 @@ pub(crate) fn render_tagged(
     }
     let _ = writeln!(
         out,
-        "            Self::Unknown(u) => u.tag(),\n        }}\n    }}\n\n    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        const TAGS: &[&str] = &[{}];\n        Ok(match wire::key_index(tag, TAGS) {{",
+        "            Self::Unknown(u) => u.tag(),\n        }}\n    }}\n\n    fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {{\n        const TAGS: &[&str] = &[{}];\n        let mut out = match wire::key_index(tag, TAGS) {{",
         variants
             .iter()
             .map(|v| format!("{:?}", v.wire))
             .collect::<Vec<_>>()
             .join(", ")
     );
+    // The variant is made blank in the union, then read in place (`WireStruct::read_into`):
+    // no move of its struct into the union, one drop of the union on an error.
     for (i, v) in variants.iter().enumerate() {
-        let parse = format!(
-            "<{} as wire::WireStruct>::decode_members(reader)?",
-            v.payload
+        let _ = writeln!(
+            out,
+            "            {i} => Self::{}(wire::Blank::blank()),",
+            v.rust
         );
-        let parse = if v.boxed {
-            format!("Box::new({parse})")
-        } else {
-            parse
-        };
-        let _ = writeln!(out, "            {i} => Self::{}({parse}),", v.rust);
     }
     let _ = writeln!(
         out,
-        "            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),\n        }})\n    }}\n}}\n"
+        "            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),\n        }};\n        match &mut out {{"
+    );
+    for v in variants {
+        let value = if v.boxed { "&mut **value" } else { "value" };
+        let _ = writeln!(
+            out,
+            "            Self::{}(value) => <{} as wire::WireStruct>::read_into(reader, {value})?,",
+            v.rust, v.payload
+        );
+    }
+    let _ = writeln!(
+        out,
+        "            Self::Unknown(_) => {{}}\n        }}\n        Ok(out)\n    }}\n}}\n"
     );
     // `Clone` written out, as a struct's (`render_struct_clone`).
     let _ = writeln!(

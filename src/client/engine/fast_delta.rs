@@ -1,22 +1,193 @@
-//! The hottest frame, decoded without the general deserializer: a `session/delta` envelope
-//! (streamed text) written member by member in schema order, as `JSON.stringify` and the Rust
-//! host write it. Generic deserialization spends most of its time on per-member bookkeeping;
-//! this scan walks the fixed layout once. It accepts only exactly
+//! The hottest frame, decoded without the general deserializer: a streamed-text delta envelope
+//! (0.3.0's `session/delta`, 1.0's `chat/delta`, the same layout) written member by member in
+//! schema order, as `JSON.stringify` and the Rust host write it. Generic deserialization spends
+//! most of its time on per-member bookkeeping; this scan walks the fixed layout once. It accepts
+//! only exactly
 //!
-//! `{"channel":S,"action":{"type":"session/delta","turnId":S,"partId":S,"content":S},"serverSeq":N`
+//! `{"channel":S,"action":{"type":T,"turnId":S,"partId":S,"content":S},"serverSeq":N`
 //! then optionally `,"origin":{"clientId":S,"clientSeq":N}`, then `}`
 //!
-//! with no white space. Anything else — another order, white space, extra members, a number
-//! that is not a plain unsigned integer, a malformed string — returns `None` and the frame
-//! takes the general path (which also reports errors). Strings with escapes are unescaped by
-//! the decoder itself (`protocol::decode`), so the two paths cannot disagree on a string's
-//! value.
+//! with `T` the version's delta type and no white space. Anything else — another order, white
+//! space, extra members (1.0's `_meta` too), a number that is not a plain unsigned integer the
+//! field holds, a malformed string — returns `None` and the frame takes the general path (which
+//! also reports errors). Strings with escapes are unescaped by the decoder itself
+//! (`protocol::decode`), so the two paths cannot disagree on a string's value.
 
 use crate::protocol::{ActionEnvelope, ActionOrigin, SessionDeltaAction, StateAction};
 
+/// A version's action envelope, as the scan fills it: one scan for both versions.
+pub(crate) trait DeltaEnvelope: Sized {
+    /// The layout from the channel's end to the turn id's start, naming the delta type.
+    const ACTION_START: &'static str;
+    /// An envelope holding an empty delta.
+    fn empty_delta() -> Self;
+    /// The channel and the delta's turn id, part id and content, or `None` when the
+    /// envelope's action is another one.
+    fn delta_strings(&mut self) -> Option<[&mut String; 4]>;
+    /// The delta's content capacity (`None`: not a delta), which decides whether the envelope
+    /// is worth keeping to decode into.
+    fn delta_capacity(&self) -> Option<usize>;
+    fn set_server_seq(&mut self, seq: u64);
+    /// The origin's client id, an origin made if there is none.
+    fn origin_client_id(&mut self) -> &mut String;
+    /// Sets the origin's `clientSeq`; `None` when the version's field cannot hold it.
+    fn set_client_seq(&mut self, seq: u64) -> Option<()>;
+    fn clear_origin(&mut self);
+    /// Clears what a canonical delta has none of (unknown members, rejection reason, ...).
+    fn clear_rest(&mut self);
+}
+
+impl DeltaEnvelope for ActionEnvelope {
+    const ACTION_START: &'static str = r#","action":{"type":"session/delta","turnId":"#;
+
+    fn empty_delta() -> Self {
+        ActionEnvelope {
+            channel: String::new(),
+            action: StateAction::SessionDelta(SessionDeltaAction {
+                turn_id: String::new(),
+                part_id: String::new(),
+                content: String::new(),
+                extra: Default::default(),
+            }),
+            server_seq: 0,
+            origin: None,
+            rejection_reason: None,
+            extra: Default::default(),
+        }
+    }
+
+    fn delta_strings(&mut self) -> Option<[&mut String; 4]> {
+        let StateAction::SessionDelta(d) = &mut self.action else {
+            return None;
+        };
+        Some([
+            &mut self.channel,
+            &mut d.turn_id,
+            &mut d.part_id,
+            &mut d.content,
+        ])
+    }
+
+    fn delta_capacity(&self) -> Option<usize> {
+        match &self.action {
+            StateAction::SessionDelta(d) => Some(d.content.capacity()),
+            _ => None,
+        }
+    }
+
+    fn set_server_seq(&mut self, seq: u64) {
+        self.server_seq = seq;
+    }
+
+    fn origin_client_id(&mut self) -> &mut String {
+        let origin = self.origin.get_or_insert_with(|| ActionOrigin {
+            client_id: String::new(),
+            client_seq: 0,
+            extra: Default::default(),
+        });
+        &mut origin.client_id
+    }
+
+    fn set_client_seq(&mut self, seq: u64) -> Option<()> {
+        let origin = self.origin.as_mut()?;
+        origin.client_seq = seq;
+        origin.extra = Default::default();
+        Some(())
+    }
+
+    fn clear_origin(&mut self) {
+        self.origin = None;
+    }
+
+    fn clear_rest(&mut self) {
+        if let StateAction::SessionDelta(d) = &mut self.action {
+            d.extra = Default::default();
+        }
+        self.rejection_reason = None;
+        self.extra = Default::default();
+    }
+}
+
+#[cfg(feature = "v1")]
+impl DeltaEnvelope for crate::protocol::v1::ActionEnvelope {
+    const ACTION_START: &'static str = r#","action":{"type":"chat/delta","turnId":"#;
+
+    fn empty_delta() -> Self {
+        use crate::protocol::v1::{ChatDeltaAction, StateAction};
+        Self {
+            channel: String::new(),
+            action: StateAction::ChatDelta(ChatDeltaAction {
+                turn_id: String::new(),
+                part_id: String::new(),
+                content: String::new(),
+                meta: None,
+                extra: Default::default(),
+            }),
+            server_seq: 0,
+            origin: None,
+            rejection_reason: None,
+            extra: Default::default(),
+        }
+    }
+
+    fn delta_strings(&mut self) -> Option<[&mut String; 4]> {
+        let crate::protocol::v1::StateAction::ChatDelta(d) = &mut self.action else {
+            return None;
+        };
+        Some([
+            &mut self.channel,
+            &mut d.turn_id,
+            &mut d.part_id,
+            &mut d.content,
+        ])
+    }
+
+    fn delta_capacity(&self) -> Option<usize> {
+        match &self.action {
+            crate::protocol::v1::StateAction::ChatDelta(d) => Some(d.content.capacity()),
+            _ => None,
+        }
+    }
+
+    fn set_server_seq(&mut self, seq: u64) {
+        self.server_seq = seq;
+    }
+
+    fn origin_client_id(&mut self) -> &mut String {
+        let origin = self
+            .origin
+            .get_or_insert_with(|| crate::protocol::v1::ActionOrigin {
+                client_id: String::new(),
+                client_seq: 0,
+                extra: Default::default(),
+            });
+        &mut origin.client_id
+    }
+
+    fn set_client_seq(&mut self, seq: u64) -> Option<()> {
+        let origin = self.origin.as_mut()?;
+        origin.client_seq = i64::try_from(seq).ok()?; // 1.0's field is signed
+        origin.extra = Default::default();
+        Some(())
+    }
+
+    fn clear_origin(&mut self) {
+        self.origin = None;
+    }
+
+    fn clear_rest(&mut self) {
+        if let crate::protocol::v1::StateAction::ChatDelta(d) = &mut self.action {
+            d.meta = None;
+            d.extra = Default::default();
+        }
+        self.rejection_reason = None;
+        self.extra = Default::default();
+    }
+}
+
 /// Decodes a canonical delta envelope at the start of `text`; returns it and the bytes used.
-pub(super) fn canonical_delta(text: &str) -> Option<(ActionEnvelope, usize)> {
-    let mut envelope = empty_delta();
+pub(super) fn canonical_delta<E: DeltaEnvelope>(text: &str) -> Option<(E, usize)> {
+    let mut envelope = E::empty_delta();
     let used = canonical_delta_into(text, &mut envelope, &mut DeltaPrefix::default())?;
     Some((envelope, used))
 }
@@ -25,7 +196,7 @@ pub(super) fn canonical_delta(text: &str) -> Option<(ActionEnvelope, usize)> {
 /// (`{"channel":…,"partId":…,"content":`), and the channel, turn and part it decoded to. A
 /// stream's deltas repeat it byte for byte, so a delta that starts with it (one comparison) has
 /// the three values copied from here and only the rest scanned. The values depend on those
-/// bytes alone, so it stays right whatever came between.
+/// bytes alone (the delta type is among them), so it stays right whatever came between.
 #[derive(Debug, Default, Clone)]
 pub(super) struct DeltaPrefix {
     text: String,
@@ -43,81 +214,56 @@ fn assign(out: &mut String, value: &str) {
     out.push_str(value);
 }
 
-/// An envelope to decode deltas into (see [`canonical_delta_into`]).
-pub(super) fn empty_delta() -> ActionEnvelope {
-    ActionEnvelope {
-        channel: String::new(),
-        action: StateAction::SessionDelta(SessionDeltaAction {
-            turn_id: String::new(),
-            part_id: String::new(),
-            content: String::new(),
-            extra: Default::default(),
-        }),
-        server_seq: 0,
-        origin: None,
-        rejection_reason: None,
-        extra: Default::default(),
-    }
-}
-
 /// Decodes a canonical delta envelope at the start of `text` into `envelope`, reusing its
 /// strings (an envelope of an earlier delta: a stream then decodes without allocating);
 /// returns the bytes used. On `None`, `envelope` holds a part of the frame: use it only to
 /// decode into again. `prefix` is what the last delta decoded with it began with (see
 /// [`DeltaPrefix`]), updated here.
-pub(super) fn canonical_delta_into(
+pub(super) fn canonical_delta_into<E: DeltaEnvelope>(
     text: &str,
-    envelope: &mut ActionEnvelope,
+    envelope: &mut E,
     prefix: &mut DeltaPrefix,
 ) -> Option<usize> {
-    let StateAction::SessionDelta(delta) = &mut envelope.action else {
-        envelope.action = empty_delta().action;
-        return canonical_delta_into(text, envelope, prefix);
-    };
+    if envelope.delta_strings().is_none() {
+        *envelope = E::empty_delta();
+    }
+    let [channel, turn_id, part_id, content] = envelope.delta_strings()?;
     let mut scan = Scan { text, at: 0 };
     if !prefix.text.is_empty() && crate::words::starts_with(text, &prefix.text) {
-        assign(&mut envelope.channel, &prefix.channel);
-        assign(&mut delta.turn_id, &prefix.turn_id);
-        assign(&mut delta.part_id, &prefix.part_id);
+        assign(channel, &prefix.channel);
+        assign(turn_id, &prefix.turn_id);
+        assign(part_id, &prefix.part_id);
         scan.at = prefix.text.len();
     } else {
         scan.literal(r#"{"channel":"#)?;
-        scan.string_into(&mut envelope.channel)?;
-        scan.literal(r#","action":{"type":"session/delta","turnId":"#)?;
-        scan.string_into(&mut delta.turn_id)?;
+        scan.string_into(channel)?;
+        scan.literal(E::ACTION_START)?;
+        scan.string_into(turn_id)?;
         scan.literal(r#","partId":"#)?;
-        scan.string_into(&mut delta.part_id)?;
+        scan.string_into(part_id)?;
         scan.literal(r#","content":"#)?;
         if scan.at <= PREFIX_MAX_BYTES {
             assign(&mut prefix.text, &text[..scan.at]);
-            assign(&mut prefix.channel, &envelope.channel);
-            assign(&mut prefix.turn_id, &delta.turn_id);
-            assign(&mut prefix.part_id, &delta.part_id);
+            assign(&mut prefix.channel, channel);
+            assign(&mut prefix.turn_id, turn_id);
+            assign(&mut prefix.part_id, part_id);
         } else {
             *prefix = DeltaPrefix::default();
         }
     }
-    scan.string_into(&mut delta.content)?;
+    scan.string_into(content)?;
     scan.literal(r#"},"serverSeq":"#)?;
-    envelope.server_seq = scan.unsigned()?;
+    envelope.set_server_seq(scan.unsigned()?);
     if scan.literal(r#","origin":{"clientId":"#).is_some() {
-        let origin = envelope.origin.get_or_insert_with(|| ActionOrigin {
-            client_id: String::new(),
-            client_seq: 0,
-            extra: Default::default(),
-        });
-        scan.string_into(&mut origin.client_id)?;
+        scan.string_into(envelope.origin_client_id())?;
         scan.literal(r#","clientSeq":"#)?;
-        origin.client_seq = scan.unsigned()?;
-        origin.extra = Default::default();
+        envelope.set_client_seq(scan.unsigned()?)?;
         scan.literal("}")?;
     } else {
-        envelope.origin = None;
+        envelope.clear_origin();
     }
     scan.literal("}")?;
-    delta.extra = Default::default();
-    envelope.rejection_reason = None;
-    envelope.extra = Default::default();
+    envelope.clear_rest();
     Some(scan.at)
 }
 
@@ -232,9 +378,12 @@ impl<'a> Scan<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::canonical_delta;
     use crate::protocol::{ActionEnvelope, ActionOrigin, SessionDeltaAction, StateAction};
     use proptest::prelude::*;
+
+    fn canonical_delta(text: &str) -> Option<(ActionEnvelope, usize)> {
+        super::canonical_delta(text)
+    }
 
     fn envelope(content: &str, origin: Option<(&str, u64)>) -> ActionEnvelope {
         ActionEnvelope {
@@ -366,5 +515,98 @@ mod tests {
                 .map(|used| (spare, used));
             prop_assert_eq!(reused, canonical_delta(&mangled));
         }
+    }
+}
+
+/// The same scan on 1.0's `chat/delta` envelope.
+#[cfg(all(test, feature = "v1"))]
+mod tests_v1 {
+    use crate::protocol::v1::{ActionEnvelope, ActionOrigin, ChatDeltaAction, StateAction};
+
+    fn canonical_delta(text: &str) -> Option<(ActionEnvelope, usize)> {
+        super::canonical_delta(text)
+    }
+
+    /// What the general path (the product's decoder) makes of `text`, an envelope alone.
+    fn general(text: &str) -> Option<ActionEnvelope> {
+        crate::protocol::decode::from_text(text).ok()
+    }
+
+    fn envelope(content: &str, origin: Option<(&str, i64)>) -> ActionEnvelope {
+        ActionEnvelope {
+            channel: "ahp-chat:/s/main".into(),
+            action: StateAction::ChatDelta(ChatDeltaAction {
+                turn_id: "t".into(),
+                part_id: "p".into(),
+                content: content.into(),
+                meta: None,
+                extra: Default::default(),
+            }),
+            server_seq: 7,
+            origin: origin.map(|(id, seq)| ActionOrigin {
+                client_id: id.into(),
+                client_seq: seq,
+                extra: Default::default(),
+            }),
+            rejection_reason: None,
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn canonical_envelopes_decode_like_the_general_path() {
+        for content in ["", "word ", "a \"quoted\" }\n\t\\ \u{e9}\u{1F642}", "\u{0}"] {
+            for origin in [None, Some(("client-1", 42)), Some(("c", i64::MAX))] {
+                let e = envelope(content, origin);
+                let text = serde_json::to_string(&e).unwrap();
+                let (fast, used) = canonical_delta(&text).expect(&text);
+                assert_eq!(used, text.len());
+                assert_eq!(fast, e, "{text}");
+                assert_eq!(Some(fast), general(&text), "{text}");
+            }
+        }
+        // Into an envelope of another action, or of a delta with an origin and `_meta`.
+        let text = r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1}"#;
+        let mut other = envelope("old", Some(("old", 1)));
+        if let StateAction::ChatDelta(d) = &mut other.action {
+            d.meta = Some(Default::default());
+        }
+        let mut prefix = super::DeltaPrefix::default();
+        for mut spare in [other, general(r#"{"channel":"c","action":{"type":"chat/titleChanged","title":"T"},"serverSeq":1}"#).unwrap()] {
+            let used = super::canonical_delta_into(text, &mut spare, &mut prefix);
+            assert_eq!(used, Some(text.len()));
+            assert_eq!(Some(spare), general(text));
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_general_path() {
+        let ok = r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1}"#;
+        assert_eq!(canonical_delta(ok).map(|(e, _)| e), general(ok));
+        for text in [
+            // 0.3.0's delta, white space, another order, extra members (`_meta` too).
+            r#"{"channel":"c","action":{"type":"session/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1}"#,
+            r#"{"channel": "c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1}"#,
+            r#"{"action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"},"channel":"c","serverSeq":1}"#,
+            r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x","more":1},"serverSeq":1}"#,
+            r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x","_meta":{}},"serverSeq":1}"#,
+            r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1,"meta":{}}"#,
+            // Numbers: a leading zero, a fraction, a sign; a clientSeq past 1.0's signed field.
+            r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":01}"#,
+            r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1.0}"#,
+            r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1,"origin":{"clientId":"a","clientSeq":-1}}"#,
+            r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1,"origin":{"clientId":"a","clientSeq":9223372036854775808}}"#,
+            // Strings: a raw control character, a bad escape.
+            "{\"channel\":\"c\",\"action\":{\"type\":\"chat/delta\",\"turnId\":\"t\",\"partId\":\"p\",\"content\":\"a\nb\"},\"serverSeq\":1}",
+            r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"\q"},"serverSeq":1}"#,
+            // A rejection reason.
+            r#"{"channel":"c","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"x"},"serverSeq":1,"rejectionReason":"no"}"#,
+        ] {
+            assert_eq!(canonical_delta(text).map(|(e, _)| e), None, "{text}");
+        }
+        // An escape is decoded (by the decoder), equal to the general path.
+        let escaped = r#"{"channel":"c\u00e9","action":{"type":"chat/delta","turnId":"t","partId":"p","content":"a\"b\n"},"serverSeq":1}"#;
+        assert_eq!(canonical_delta(escaped).map(|(e, _)| e), general(escaped));
+        assert!(general(escaped).is_some());
     }
 }

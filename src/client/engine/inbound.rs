@@ -3,7 +3,7 @@
 
 use super::channels::Channels;
 use super::events::{Event, ServerNotification, ServerRequest, ServerRequestId};
-use super::fast_delta::DeltaPrefix;
+use super::fast_delta::{DeltaEnvelope, DeltaPrefix};
 use super::requests::Purpose;
 use super::versions::{RawSnapshot, V0_3};
 use super::{ConnectionState, Engine};
@@ -14,7 +14,7 @@ use crate::protocol::errors;
 use crate::protocol::jsonrpc::{
     self, decode_params, Command, ErrorObject, FrameError, Incoming, RequestId,
 };
-use crate::protocol::{ActionEnvelope, StateAction, SubscribeParams};
+use crate::protocol::{ActionEnvelope, SubscribeParams};
 use crate::protocol::{RawJson, RawJsonBuf};
 
 struct RawSubscribeResult {
@@ -34,6 +34,9 @@ pub(super) struct Batch {
     /// A delta envelope already applied, kept to decode the next canonical delta into: its
     /// strings are reused, so a stream of deltas is decoded without allocating.
     spare: Option<ActionEnvelope>,
+    /// The same for a 1.0 connection (its envelopes are batched in `Engine::batch_v1`).
+    #[cfg(feature = "v1")]
+    spare_v1: Option<crate::protocol::v1::ActionEnvelope>,
     /// What the last canonical delta began with (see [`DeltaPrefix`]).
     prefix: DeltaPrefix,
 }
@@ -48,16 +51,18 @@ impl Batch {
 
     /// Empties the batch, keeping one small delta envelope as the spare.
     fn clear(&mut self) {
-        if self.spare.is_none() {
-            let small_delta = |e: &ActionEnvelope| match &e.action {
-                StateAction::SessionDelta(d) => d.content.capacity() <= SPARE_MAX_BYTES,
-                _ => false,
-            };
-            if let Some(i) = self.envelopes.iter().rposition(small_delta) {
-                self.spare = Some(self.envelopes.swap_remove(i));
-            }
-        }
+        keep_spare(&mut self.spare, &mut self.envelopes);
         self.envelopes.clear();
+    }
+}
+
+/// Moves a small delta envelope of `envelopes` (applied) into `spare` if it is empty.
+pub(super) fn keep_spare<E: DeltaEnvelope>(spare: &mut Option<E>, envelopes: &mut Vec<E>) {
+    if spare.is_none() {
+        let small_delta = |e: &E| e.delta_capacity().is_some_and(|c| c <= SPARE_MAX_BYTES);
+        if let Some(i) = envelopes.iter().rposition(small_delta) {
+            *spare = Some(envelopes.swap_remove(i));
+        }
     }
 }
 
@@ -73,18 +78,18 @@ const ACTION_PREFIX: &str = r#"{"jsonrpc":"2.0","method":"action","params":"#;
 /// envelope) returns `None` and takes the general path, which reports errors.
 ///
 /// A canonical delta is decoded into `spare` (an envelope to reuse, taken) when there is one.
-pub(super) fn canonical_action(
+pub(super) fn canonical_action<E: DeltaEnvelope + Decode>(
     text: &str,
-    spare: &mut Option<ActionEnvelope>,
+    spare: &mut Option<E>,
     prefix: &mut DeltaPrefix,
-) -> Option<ActionEnvelope> {
+) -> Option<E> {
     if !crate::words::starts_with(text, ACTION_PREFIX) {
         return None;
     }
     let rest = &text[ACTION_PREFIX.len()..];
-    let mut envelope = spare.take().unwrap_or_else(super::fast_delta::empty_delta);
+    let mut envelope = spare.take().unwrap_or_else(E::empty_delta);
     if let Some(used) = super::fast_delta::canonical_delta_into(rest, &mut envelope, prefix) {
-        if rest[used..].trim() == "}" {
+        if closes_frame(&rest[used..]) {
             return Some(envelope);
         }
         *spare = Some(envelope);
@@ -92,8 +97,17 @@ pub(super) fn canonical_action(
     }
     *spare = Some(envelope);
     let mut reader = Reader::new(rest);
-    let envelope = ActionEnvelope::decode(&mut reader).ok()?;
-    (rest[reader.offset()..].trim() == "}").then_some(envelope)
+    let envelope = E::decode(&mut reader).ok()?;
+    closes_frame(&rest[reader.offset()..]).then_some(envelope)
+}
+
+/// Whether `tail` is the `}` that ends the frame, with only JSON white space around it (not
+/// `str::trim`'s Unicode white space, which JSON does not allow and whose tables the fast
+/// path would link alone).
+fn closes_frame(tail: &str) -> bool {
+    let json_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let mut bytes = tail.bytes();
+    bytes.by_ref().find(|b| !json_space(b)) == Some(b'}') && bytes.all(|b| json_space(&b))
 }
 
 impl Engine {
@@ -123,10 +137,15 @@ impl Engine {
     }
 
     fn handle_one(&mut self, text: &str, batch: &mut Batch, now: f64) {
-        // The 0.3.0 fast path; a 1.0 connection's frames all take the general path.
+        // The fast path, in the connection's version.
         if !self.channels.is_v1() {
             if let Some(envelope) = canonical_action(text, &mut batch.spare, &mut batch.prefix) {
                 return self.route_envelope(envelope, batch);
+            }
+        } else {
+            #[cfg(feature = "v1")]
+            if let Some(envelope) = canonical_action(text, &mut batch.spare_v1, &mut batch.prefix) {
+                return self.route_envelope_v1(envelope);
             }
         }
         let incoming = match Incoming::parse(text) {
@@ -332,7 +351,7 @@ impl Engine {
         if self.channels.is_v1() {
             #[cfg(feature = "v1")]
             if !self.batch_v1.is_empty() {
-                self.flush_pending_v1(now);
+                self.flush_pending_v1(&mut batch.spare_v1, now);
             }
         } else {
             self.flush_envelopes_in::<V0_3>(&mut batch.envelopes, now);
@@ -397,12 +416,11 @@ mod fast_path_tests {
         assert_eq!(fresh(&spaced), Some(general(&spaced)));
     }
 
-    #[test]
-    fn decoding_into_an_earlier_envelope_gives_what_a_fresh_decode_gives() {
-        // Frames in an order where each one would show a leftover of the one before: an origin,
-        // then none; long strings, then short; an escape; a frame that fails half-way (its
-        // half-decoded envelope stays the spare); another action.
-        let frames = [
+    /// Frames in an order where each one would show a leftover of the one before: an origin,
+    /// then none; long strings, then short; an escape; a frame that fails half-way (its
+    /// half-decoded envelope stays the spare); another action. Ten are canonical deltas.
+    fn stream() -> [String; 12] {
+        [
             format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}}}"#),
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"c","action":{"type":"session/delta","turnId":"t2","partId":"p","content":"x"},"serverSeq":8}}"#.to_string(),
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"ahp-session:/other","action":{"type":"session/delta","turnId":"t","partId":"p","content":"a\nb"},"serverSeq":9,"origin":{"clientId":"c2","clientSeq":3}}}"#.to_string(),
@@ -419,7 +437,12 @@ mod fast_path_tests {
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"g\"h\u00e9","action":{"type":"session/delta","turnId":"u","partId":"q","content":"2"},"serverSeq":16}}"#.to_string(),
             // A start that only begins like the remembered one.
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":"g\"h\u00e9x","action":{"type":"session/delta","turnId":"u","partId":"q","content":"3"},"serverSeq":17}}"#.to_string(),
-        ];
+        ]
+    }
+
+    #[test]
+    fn decoding_into_an_earlier_envelope_gives_what_a_fresh_decode_gives() {
+        let frames = stream();
         let mut spare = None;
         let mut prefix = DeltaPrefix::default();
         let mut decoded = 0;
@@ -439,6 +462,37 @@ mod fast_path_tests {
         );
     }
 
+    /// The same stream on a 1.0 connection (`chat/delta`, 1.0's envelope).
+    #[cfg(feature = "v1")]
+    #[test]
+    fn a_1_0_stream_decodes_like_the_general_path() {
+        use crate::protocol::v1::ActionEnvelope;
+        let general_v1 = |text: &str| match Incoming::parse(text).unwrap() {
+            Incoming::Notification { params, .. } => decode_params::<ActionEnvelope>(params).ok(),
+            _ => panic!("a notification"),
+        };
+        let mut spare: Option<ActionEnvelope> = None;
+        let mut prefix = DeltaPrefix::default();
+        let mut decoded = 0;
+        for text in stream().map(|t| t.replace("session/", "chat/")) {
+            let fresh: Option<ActionEnvelope> =
+                canonical_action(&text, &mut None, &mut DeltaPrefix::default());
+            let reused = canonical_action(&text, &mut spare, &mut prefix);
+            assert_eq!(reused, fresh, "{text}");
+            if let Some(envelope) = reused {
+                decoded += 1;
+                assert_eq!(Some(&envelope), general_v1(&text).as_ref(), "{text}");
+                spare = Some(envelope);
+            }
+        }
+        assert_eq!(decoded, 10);
+        // A 0.3.0 delta is not 1.0's canonical delta: the general path decodes it (or not).
+        let text = &stream()[1];
+        let fresh: Option<ActionEnvelope> =
+            canonical_action(text, &mut None, &mut DeltaPrefix::default());
+        assert_eq!(fresh, general_v1(text));
+    }
+
     #[test]
     fn anything_else_takes_the_general_path() {
         for text in [
@@ -447,6 +501,11 @@ mod fast_path_tests {
             format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE},"id":1}}"#),
             format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}}}x"#),
             format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}"#),
+            // White space JSON does not allow, a second brace.
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"action\",\"params\":{ENVELOPE}\u{a0}}}"),
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"action\",\"params\":{ENVELOPE}}}\u{2028}"),
+            format!(r#"{{"jsonrpc":"2.0","method":"action","params":{ENVELOPE}}} }}"#),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"action\",\"params\":{\"channel\":\"e\",\"action\":{\"type\":\"session/titleChanged\",\"title\":\"T\"},\"serverSeq\":10}\u{a0}}".to_string(),
             r#"{"jsonrpc":"2.0","method":"action","params":{"channel":1}}"#.to_string(),
             r#"{"jsonrpc":"2.0","method":"actions","params":{}}"#.to_string(),
         ] {

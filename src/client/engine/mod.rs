@@ -79,6 +79,29 @@ pub mod fast_path {
     pub fn canonical_delta(text: &str) -> Option<(ActionEnvelope, usize)> {
         super::fast_delta::canonical_delta(text)
     }
+
+    /// [`canonical_action`] on a 1.0 connection (a canonical `chat/delta`).
+    #[cfg(feature = "v1")]
+    pub fn canonical_action_v1(text: &str) -> Option<crate::protocol::v1::ActionEnvelope> {
+        super::inbound::canonical_action(text, &mut None, &mut Default::default())
+    }
+
+    /// [`canonical_action_after`] on a 1.0 connection.
+    #[cfg(feature = "v1")]
+    pub fn canonical_action_after_v1(
+        earlier: &str,
+        text: &str,
+    ) -> Option<crate::protocol::v1::ActionEnvelope> {
+        let (mut spare, mut prefix) = (None, Default::default());
+        spare = super::inbound::canonical_action(earlier, &mut spare, &mut prefix).or(spare);
+        super::inbound::canonical_action(text, &mut spare, &mut prefix)
+    }
+
+    /// [`canonical_delta`] of a 1.0 `chat/delta` envelope.
+    #[cfg(feature = "v1")]
+    pub fn canonical_delta_v1(text: &str) -> Option<(crate::protocol::v1::ActionEnvelope, usize)> {
+        super::fast_delta::canonical_delta(text)
+    }
 }
 
 use super::Error;

@@ -59,12 +59,15 @@ impl Engine {
         self.batch_v1.push(envelope);
     }
 
-    /// Applies the 1.0 envelopes batched by `route_envelope_v1`. Not inlined: the 0.3.0 path
-    /// pays only the check that there are none.
+    /// Applies the 1.0 envelopes batched by `route_envelope_v1`, keeping a small delta
+    /// envelope as `spare` (to decode the next canonical delta into). Not inlined: the 0.3.0
+    /// path pays only the check that there are none.
     #[inline(never)]
-    pub(super) fn flush_pending_v1(&mut self, now: f64) {
+    pub(super) fn flush_pending_v1(&mut self, spare: &mut Option<ActionEnvelope>, now: f64) {
         let mut envelopes = std::mem::take(&mut self.batch_v1);
-        self.flush_batch_v1(&mut envelopes, now);
+        self.flush_envelopes_in::<V1>(&mut envelopes, now);
+        super::inbound::keep_spare(spare, &mut envelopes);
+        envelopes.clear();
         self.batch_v1 = envelopes; // empty, with its capacity
     }
 

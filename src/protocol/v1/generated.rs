@@ -2913,13 +2913,12 @@ impl wire::WireStruct for Icon {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["src", "contentType", "sizes", "theme"],
-            0x1,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["src", "contentType", "sizes", "theme"], 0x1)
     }
 }
 
@@ -3125,9 +3124,14 @@ impl wire::WireStruct for ProtectedResourceMetadata {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "resource_name",
@@ -3142,8 +3146,7 @@ impl wire::WireStruct for ProtectedResourceMetadata {
                 "required",
             ],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -3293,13 +3296,17 @@ impl wire::WireStruct for RootState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["agents", "activeSessions", "terminals", "config", "_meta"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -3488,8 +3495,12 @@ impl wire::WireStruct for RootConfigState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["schema", "values"], 0x3)
     }
 }
 
@@ -3649,9 +3660,14 @@ impl wire::WireStruct for AgentInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "provider",
                 "displayName",
@@ -3663,8 +3679,7 @@ impl wire::WireStruct for AgentInfo {
                 "systemMessageSections",
             ],
             0xf,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -3799,13 +3814,17 @@ impl wire::WireStruct for AgentCapabilities {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["multipleChats", "multipleWorkingDirectories"],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -3909,8 +3928,12 @@ impl wire::WireStruct for MultipleChatsCapability {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["fork", "sideChat"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["fork", "sideChat"], 0x0)
     }
 }
 
@@ -4033,13 +4056,17 @@ impl wire::WireStruct for MultipleWorkingDirectoriesCapability {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["immutablePrimary", "primaryReplacement"],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -4207,9 +4234,14 @@ impl wire::WireStruct for SessionModelInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "provider",
@@ -4223,8 +4255,7 @@ impl wire::WireStruct for SessionModelInfo {
                 "_meta",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -4351,8 +4382,12 @@ impl wire::WireStruct for ModelSelection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "config"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "config"], 0x1)
     }
 }
 
@@ -4442,8 +4477,12 @@ impl wire::WireStruct for AgentSelection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri"], 0x1)
     }
 }
 
@@ -4630,9 +4669,14 @@ impl wire::WireStruct for ConfigPropertySchema {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "type",
                 "title",
@@ -4650,8 +4694,7 @@ impl wire::WireStruct for ConfigPropertySchema {
                 "additionalProperties",
             ],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -4796,8 +4839,12 @@ impl wire::WireStruct for ConfigSchema {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["type", "properties", "required"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["type", "properties", "required"], 0x3)
     }
 }
 
@@ -4893,8 +4940,12 @@ impl wire::WireStruct for PendingMessage {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "message"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "message"], 0x3)
     }
 }
 
@@ -5186,9 +5237,14 @@ impl wire::WireStruct for ChatState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "title",
@@ -5212,8 +5268,7 @@ impl wire::WireStruct for ChatState {
                 "_meta",
             ],
             0x2017,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -5591,8 +5646,12 @@ impl wire::WireStruct for CanvasReference {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resource"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource"], 0x1)
     }
 }
 
@@ -5720,9 +5779,14 @@ impl wire::WireStruct for CanvasState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "instanceId",
                 "extensionId",
@@ -5733,8 +5797,7 @@ impl wire::WireStruct for CanvasState {
                 "url",
             ],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -6012,9 +6075,14 @@ impl wire::WireStruct for ChatSummary {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "title",
@@ -6028,8 +6096,7 @@ impl wire::WireStruct for ChatSummary {
                 "workingDirectories",
             ],
             0x17,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -6179,13 +6246,17 @@ impl wire::WireStruct for BackgroundShellWork {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "label", "startedAt", "_meta", "command", "terminal"],
             0x17,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -6308,13 +6379,17 @@ impl wire::WireStruct for BackgroundSubagentWork {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "label", "startedAt", "_meta", "chat"],
             0x17,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -6423,8 +6498,12 @@ impl wire::WireStruct for SideChatSelection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["text", "responsePartId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["text", "responsePartId"], 0x1)
     }
 }
 
@@ -6721,9 +6800,14 @@ impl wire::WireStruct for SessionState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "provider",
                 "title",
@@ -6746,8 +6830,7 @@ impl wire::WireStruct for SessionState {
                 "_meta",
             ],
             0x1907,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -7158,9 +7241,14 @@ impl wire::WireStruct for SessionActiveClient {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "clientId",
                 "displayName",
@@ -7169,8 +7257,7 @@ impl wire::WireStruct for SessionActiveClient {
                 "systemMessageTransform",
             ],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -7287,8 +7374,12 @@ impl wire::WireStruct for SessionChatInputRequest {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "chat", "request"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "chat", "request"], 0x7)
     }
 }
 
@@ -7403,8 +7494,12 @@ impl wire::WireStruct for SessionToolConfirmationRequest {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "chat", "turnId", "toolCall"], 0xf)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "chat", "turnId", "toolCall"], 0xf)
     }
 }
 
@@ -7538,13 +7633,17 @@ impl wire::WireStruct for SessionToolClientExecutionRequest {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "chat", "turnId", "clientId", "toolCall"],
             0x1f,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -7668,8 +7767,12 @@ impl wire::WireStruct for SessionToolAuthenticationRequest {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "chat", "turnId", "toolCall"], 0xf)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "chat", "turnId", "toolCall"], 0xf)
     }
 }
 
@@ -7900,9 +8003,14 @@ impl wire::WireStruct for SessionSummary {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "provider",
                 "title",
@@ -7921,8 +8029,7 @@ impl wire::WireStruct for SessionSummary {
                 "defaultChat",
             ],
             0x707,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -8097,9 +8204,14 @@ impl wire::WireStruct for SessionChatSummary {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "title",
@@ -8109,8 +8221,7 @@ impl wire::WireStruct for SessionChatSummary {
                 "changes",
             ],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -8224,8 +8335,12 @@ impl wire::WireStruct for ChangesSummary {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["additions", "deletions", "files"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["additions", "deletions", "files"], 0x0)
     }
 }
 
@@ -8321,8 +8436,12 @@ impl wire::WireStruct for ProjectInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "displayName"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "displayName"], 0x3)
     }
 }
 
@@ -8529,9 +8648,14 @@ impl wire::WireStruct for SessionConfigPropertySchema {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "type",
                 "title",
@@ -8551,8 +8675,7 @@ impl wire::WireStruct for SessionConfigPropertySchema {
                 "sessionMutable",
             ],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -8702,8 +8825,12 @@ impl wire::WireStruct for SessionConfigSchema {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["type", "properties", "required"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["type", "properties", "required"], 0x3)
     }
 }
 
@@ -8798,8 +8925,12 @@ impl wire::WireStruct for SessionConfigState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["schema", "values"], 0x3)
     }
 }
 
@@ -8920,9 +9051,14 @@ impl wire::WireStruct for Turn {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "startedAt",
@@ -8933,8 +9069,7 @@ impl wire::WireStruct for Turn {
                 "state",
             ],
             0x59,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -9058,13 +9193,17 @@ impl wire::WireStruct for ActiveTurn {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "startedAt", "message", "responseParts", "usage"],
             0xf,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -9209,13 +9348,17 @@ impl wire::WireStruct for Message {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["text", "origin", "attachments", "model", "agent", "_meta"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -9314,8 +9457,12 @@ impl wire::WireStruct for MessageOrigin {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["kind"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["kind"], 0x1)
     }
 }
 
@@ -9421,13 +9568,17 @@ impl wire::WireStruct for ChatInputOption {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "label", "description", "recommended"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -9515,8 +9666,12 @@ impl wire::WireStruct for ChatInputTextAnswerValue {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value"], 0x1)
     }
 }
 
@@ -9593,8 +9748,12 @@ impl wire::WireStruct for ChatInputNumberAnswerValue {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value"], 0x1)
     }
 }
 
@@ -9671,8 +9830,12 @@ impl wire::WireStruct for ChatInputBooleanAnswerValue {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value"], 0x1)
     }
 }
 
@@ -9760,8 +9923,12 @@ impl wire::WireStruct for ChatInputSelectedAnswerValue {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value", "freeformValues"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value", "freeformValues"], 0x1)
     }
 }
 
@@ -9853,8 +10020,12 @@ impl wire::WireStruct for ChatInputSelectedManyAnswerValue {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value", "freeformValues"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value", "freeformValues"], 0x1)
     }
 }
 
@@ -9936,8 +10107,12 @@ impl wire::WireStruct for ChatInputAnswered {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value"], 0x1)
     }
 }
 
@@ -10019,8 +10194,12 @@ impl wire::WireStruct for ChatInputSkipped {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["freeformValues"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["freeformValues"], 0x0)
     }
 }
 
@@ -10148,9 +10327,14 @@ impl wire::WireStruct for ChatInputTextQuestion {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "title",
@@ -10162,8 +10346,7 @@ impl wire::WireStruct for ChatInputTextQuestion {
                 "defaultValue",
             ],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -10320,9 +10503,14 @@ impl wire::WireStruct for ChatInputNumberQuestion {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "title",
@@ -10333,8 +10521,7 @@ impl wire::WireStruct for ChatInputNumberQuestion {
                 "defaultValue",
             ],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -10464,13 +10651,17 @@ impl wire::WireStruct for ChatInputBooleanQuestion {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "title", "message", "required", "defaultValue"],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -10598,9 +10789,14 @@ impl wire::WireStruct for ChatInputSingleSelectQuestion {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "title",
@@ -10610,8 +10806,7 @@ impl wire::WireStruct for ChatInputSingleSelectQuestion {
                 "allowFreeformInput",
             ],
             0x15,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -10753,9 +10948,14 @@ impl wire::WireStruct for ChatInputMultiSelectQuestion {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "title",
@@ -10767,8 +10967,7 @@ impl wire::WireStruct for ChatInputMultiSelectQuestion {
                 "max",
             ],
             0x15,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -10905,13 +11104,17 @@ impl wire::WireStruct for ChatInputRequest {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "message", "url", "questions", "answers"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -11013,8 +11216,12 @@ impl wire::WireStruct for TextPosition {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["line", "character"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["line", "character"], 0x3)
     }
 }
 
@@ -11102,8 +11309,12 @@ impl wire::WireStruct for TextRange {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["start", "end"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["start", "end"], 0x3)
     }
 }
 
@@ -11188,8 +11399,12 @@ impl wire::WireStruct for TextSelection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["range"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["range"], 0x1)
     }
 }
 
@@ -11323,9 +11538,14 @@ impl wire::WireStruct for SimpleMessageAttachment {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "label",
                 "range",
@@ -11334,8 +11554,7 @@ impl wire::WireStruct for SimpleMessageAttachment {
                 "modelRepresentation",
             ],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -11492,9 +11711,14 @@ impl wire::WireStruct for MessageEmbeddedResourceAttachment {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "label",
                 "range",
@@ -11505,8 +11729,7 @@ impl wire::WireStruct for MessageEmbeddedResourceAttachment {
                 "selection",
             ],
             0x31,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -11681,9 +11904,14 @@ impl wire::WireStruct for MessageResourceAttachment {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "label",
                 "range",
@@ -11696,8 +11924,7 @@ impl wire::WireStruct for MessageResourceAttachment {
                 "selection",
             ],
             0x11,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -11868,9 +12095,14 @@ impl wire::WireStruct for MessageAnnotationsAttachment {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "label",
                 "range",
@@ -11880,8 +12112,7 @@ impl wire::WireStruct for MessageAnnotationsAttachment {
                 "annotationIds",
             ],
             0x11,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -12049,9 +12280,14 @@ impl wire::WireStruct for MessageChatAttachment {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "label",
                 "range",
@@ -12061,8 +12297,7 @@ impl wire::WireStruct for MessageChatAttachment {
                 "endTurn",
             ],
             0x11,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -12165,8 +12400,12 @@ impl wire::WireStruct for MarkdownResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "content"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "content"], 0x3)
     }
 }
 
@@ -12270,13 +12509,17 @@ impl wire::WireStruct for ContentRef {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["uri", "sizeHint", "contentType", "nonce"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -12390,13 +12633,17 @@ impl wire::WireStruct for ResourceResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["uri", "sizeHint", "contentType", "nonce"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -12491,8 +12738,12 @@ impl wire::WireStruct for ToolCallResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["toolCall"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["toolCall"], 0x1)
     }
 }
 
@@ -12578,8 +12829,12 @@ impl wire::WireStruct for ReasoningResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "content"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "content"], 0x3)
     }
 }
 
@@ -12678,8 +12933,12 @@ impl wire::WireStruct for SystemNotificationResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["content", "_meta"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["content", "_meta"], 0x1)
     }
 }
 
@@ -12780,8 +13039,12 @@ impl wire::WireStruct for InputRequestResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["request", "response"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["request", "response"], 0x1)
     }
 }
 
@@ -12879,8 +13142,12 @@ impl wire::WireStruct for ErrorResponsePart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["error", "resumable"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["error", "resumable"], 0x1)
     }
 }
 
@@ -12996,9 +13263,14 @@ impl wire::WireStruct for ToolCallResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "success",
                 "pastTenseMessage",
@@ -13007,8 +13279,7 @@ impl wire::WireStruct for ToolCallResult {
                 "error",
             ],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -13100,8 +13371,12 @@ impl wire::WireStruct for ToolCallRiskAssessmentLoadingState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["kind"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["kind"], 0x1)
     }
 }
 
@@ -13191,8 +13466,12 @@ impl wire::WireStruct for ToolCallRiskAssessmentCompleteState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["kind", "reason", "safety"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["kind", "reason", "safety"], 0x7)
     }
 }
 
@@ -13300,8 +13579,12 @@ impl wire::WireStruct for ConfirmationOption {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "label", "kind", "group"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "label", "kind", "group"], 0x7)
     }
 }
 
@@ -13447,9 +13730,14 @@ impl wire::WireStruct for ToolCallStreamingState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -13461,8 +13749,7 @@ impl wire::WireStruct for ToolCallStreamingState {
                 "invocationMessage",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -13663,9 +13950,14 @@ impl wire::WireStruct for ToolCallPendingConfirmationState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -13682,8 +13974,7 @@ impl wire::WireStruct for ToolCallPendingConfirmationState {
                 "options",
             ],
             0x47,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -13885,9 +14176,14 @@ impl wire::WireStruct for ToolCallRunningState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -13902,8 +14198,7 @@ impl wire::WireStruct for ToolCallRunningState {
                 "content",
             ],
             0x147,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -14124,9 +14419,14 @@ impl wire::WireStruct for ToolCallAuthRequiredState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -14142,8 +14442,7 @@ impl wire::WireStruct for ToolCallAuthRequiredState {
                 "content",
             ],
             0x547,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -14366,9 +14665,14 @@ impl wire::WireStruct for ToolCallPendingResultConfirmationState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -14387,8 +14691,7 @@ impl wire::WireStruct for ToolCallPendingResultConfirmationState {
                 "selectedOption",
             ],
             0x2347,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -14621,9 +14924,14 @@ impl wire::WireStruct for ToolCallCompletedState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -14642,8 +14950,7 @@ impl wire::WireStruct for ToolCallCompletedState {
                 "selectedOption",
             ],
             0x2347,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -14858,9 +15165,14 @@ impl wire::WireStruct for ToolCallCancelledState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "toolCallId",
                 "toolName",
@@ -14876,8 +15188,7 @@ impl wire::WireStruct for ToolCallCancelledState {
                 "selectedOption",
             ],
             0x147,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -15052,9 +15363,14 @@ impl wire::WireStruct for ToolDefinition {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "name",
                 "title",
@@ -15065,8 +15381,7 @@ impl wire::WireStruct for ToolDefinition {
                 "_meta",
             ],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -15213,9 +15528,14 @@ impl wire::WireStruct for ToolAnnotations {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "title",
                 "readOnlyHint",
@@ -15224,8 +15544,7 @@ impl wire::WireStruct for ToolAnnotations {
                 "openWorldHint",
             ],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -15324,8 +15643,12 @@ impl wire::WireStruct for ToolResultTextContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["text"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["text"], 0x1)
     }
 }
 
@@ -15413,8 +15736,12 @@ impl wire::WireStruct for ToolResultEmbeddedResourceContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["data", "contentType"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["data", "contentType"], 0x3)
     }
 }
 
@@ -15520,13 +15847,17 @@ impl wire::WireStruct for ToolResultResourceContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["uri", "sizeHint", "contentType", "nonce"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -15630,8 +15961,12 @@ impl wire::WireStruct for ToolResultFileEditContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["before", "after", "diff"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["before", "after", "diff"], 0x0)
     }
 }
 
@@ -15753,13 +16088,12 @@ impl wire::WireStruct for ToolResultTerminalContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["resource", "title", "isPty", "result"],
-            0x3,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource", "title", "isPty", "result"], 0x3)
     }
 }
 
@@ -15876,13 +16210,17 @@ impl wire::WireStruct for ToolResultSubagentContent {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["resource", "title", "agentName", "description"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -15965,8 +16303,12 @@ impl wire::WireStruct for CustomizationLoadingState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -16037,8 +16379,12 @@ impl wire::WireStruct for CustomizationLoadedState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -16115,8 +16461,12 @@ impl wire::WireStruct for CustomizationDegradedState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["message"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["message"], 0x1)
     }
 }
 
@@ -16195,8 +16545,12 @@ impl wire::WireStruct for CustomizationErrorState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["message"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["message"], 0x1)
     }
 }
 
@@ -16366,9 +16720,14 @@ impl wire::WireStruct for PluginCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "uri",
@@ -16383,8 +16742,7 @@ impl wire::WireStruct for PluginCustomization {
                 "version",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -16627,9 +16985,14 @@ impl wire::WireStruct for ClientPluginCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "uri",
@@ -16647,8 +17010,7 @@ impl wire::WireStruct for ClientPluginCustomization {
                 "childEnablement",
             ],
             0x207,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -16869,16 +17231,20 @@ impl wire::WireStruct for DirectoryCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id", "uri", "name", "icons", "range", "_meta", "clientId", "load", "children",
                 "enabled", "contents", "writable",
             ],
             0xe07,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -17113,9 +17479,14 @@ impl wire::WireStruct for AgentCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "uri",
@@ -17131,8 +17502,7 @@ impl wire::WireStruct for AgentCustomization {
                 "disableUserInvocation",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -17354,9 +17724,14 @@ impl wire::WireStruct for SkillCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "uri",
@@ -17370,8 +17745,7 @@ impl wire::WireStruct for SkillCustomization {
                 "disableUserInvocation",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -17555,9 +17929,14 @@ impl wire::WireStruct for PromptCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "uri",
@@ -17569,8 +17948,7 @@ impl wire::WireStruct for PromptCustomization {
                 "description",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -17773,9 +18151,14 @@ impl wire::WireStruct for RuleCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "uri",
@@ -17789,8 +18172,7 @@ impl wire::WireStruct for RuleCustomization {
                 "globs",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -17964,13 +18346,17 @@ impl wire::WireStruct for HookCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "uri", "name", "icons", "range", "_meta", "enabled"],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -18179,9 +18565,14 @@ impl wire::WireStruct for McpServerCustomization {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "uri",
@@ -18195,8 +18586,7 @@ impl wire::WireStruct for McpServerCustomization {
                 "mcpApp",
             ],
             0x87,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -18310,8 +18700,12 @@ impl wire::WireStruct for McpServerCustomizationApps {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["capabilities"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["capabilities"], 0x1)
     }
 }
 
@@ -18450,13 +18844,17 @@ impl wire::WireStruct for AhpMcpUiHostCapabilities {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["serverTools", "serverResources", "logging", "sampling"],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -18556,8 +18954,12 @@ impl wire::WireStruct for McpServerStartingState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["blocking"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["blocking"], 0x0)
     }
 }
 
@@ -18632,8 +19034,12 @@ impl wire::WireStruct for McpServerReadyState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -18775,9 +19181,14 @@ impl wire::WireStruct for McpServerAuthRequiredState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "reason",
                 "oauthClient",
@@ -18786,8 +19197,7 @@ impl wire::WireStruct for McpServerAuthRequiredState {
                 "description",
             ],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -18882,8 +19292,12 @@ impl wire::WireStruct for McpServerErrorState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["error"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["error"], 0x1)
     }
 }
 
@@ -18957,8 +19371,12 @@ impl wire::WireStruct for McpServerStoppedState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -19048,8 +19466,12 @@ impl wire::WireStruct for McpOAuthClient {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["clientId", "clientSecret"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["clientId", "clientSecret"], 0x1)
     }
 }
 
@@ -19193,9 +19615,14 @@ impl wire::WireStruct for McpAuthRequirement {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "reason",
                 "oauthClient",
@@ -19204,8 +19631,7 @@ impl wire::WireStruct for McpAuthRequirement {
                 "description",
             ],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -19301,8 +19727,12 @@ impl wire::WireStruct for ToolCallClientContributor {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["clientId"], 0x1)
     }
 }
 
@@ -19380,8 +19810,12 @@ impl wire::WireStruct for ToolCallMcpContributor {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["customizationId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["customizationId"], 0x1)
     }
 }
 
@@ -19466,8 +19900,12 @@ impl wire::WireStruct for FileEditSide {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "content"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "content"], 0x3)
     }
 }
 
@@ -19554,8 +19992,12 @@ impl wire::WireStruct for FileEditDiffStats {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["added", "removed"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["added", "removed"], 0x0)
     }
 }
 
@@ -19656,8 +20098,12 @@ impl wire::WireStruct for FileEdit {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["before", "after", "diff"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["before", "after", "diff"], 0x0)
     }
 }
 
@@ -19744,8 +20190,12 @@ impl wire::WireStruct for FileEditCollection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -19841,8 +20291,12 @@ impl wire::WireStruct for TerminalCommandResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["exitCode", "preview", "truncated"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["exitCode", "preview", "truncated"], 0x0)
     }
 }
 
@@ -19950,13 +20404,17 @@ impl wire::WireStruct for TerminalInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["resource", "title", "claim", "lifecycle"],
             0xf,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -20041,8 +20499,12 @@ impl wire::WireStruct for TerminalClientClaim {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["clientId"], 0x1)
     }
 }
 
@@ -20144,13 +20606,17 @@ impl wire::WireStruct for TerminalSessionClaim {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["session", "chat", "turnId", "toolCallId"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -20233,8 +20699,12 @@ impl wire::WireStruct for TerminalRunningLifecycleState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -20311,8 +20781,12 @@ impl wire::WireStruct for TerminalExitedLifecycleState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["exitCode"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["exitCode"], 0x0)
     }
 }
 
@@ -20458,9 +20932,14 @@ impl wire::WireStruct for TerminalState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "title",
                 "cwd",
@@ -20473,8 +20952,7 @@ impl wire::WireStruct for TerminalState {
                 "isPty",
             ],
             0x71,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -20699,8 +21177,12 @@ impl wire::WireStruct for TerminalUnclassifiedPart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value"], 0x1)
     }
 }
 
@@ -20826,9 +21308,14 @@ impl wire::WireStruct for TerminalCommandPart {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "commandId",
                 "commandLine",
@@ -20839,8 +21326,7 @@ impl wire::WireStruct for TerminalCommandPart {
                 "durationMs",
             ],
             0x1f,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -20972,9 +21458,14 @@ impl wire::WireStruct for UsageInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "inputTokens",
                 "outputTokens",
@@ -20983,8 +21474,7 @@ impl wire::WireStruct for UsageInfo {
                 "_meta",
             ],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -21101,13 +21591,17 @@ impl wire::WireStruct for ErrorInfo {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["errorType", "message", "stack", "_meta"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -21210,8 +21704,12 @@ impl wire::WireStruct for Snapshot {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resource", "state", "fromSeq"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource", "state", "fromSeq"], 0x7)
     }
 }
 
@@ -21370,9 +21868,14 @@ impl wire::WireStruct for Changeset {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "label",
                 "uriTemplate",
@@ -21381,8 +21884,7 @@ impl wire::WireStruct for Changeset {
                 "capabilities",
             ],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -21482,8 +21984,12 @@ impl wire::WireStruct for ChangesetCapabilities {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["review"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["review"], 0x0)
     }
 }
 
@@ -21594,13 +22100,17 @@ impl wire::WireStruct for ChangesetState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["status", "error", "files", "operations"],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -21797,8 +22307,12 @@ impl wire::WireStruct for ChangesetFile {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "edit", "reviewed", "_meta"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "edit", "reviewed", "_meta"], 0x3)
     }
 }
 
@@ -21963,9 +22477,14 @@ impl wire::WireStruct for ChangesetOperation {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id",
                 "label",
@@ -21978,8 +22497,7 @@ impl wire::WireStruct for ChangesetOperation {
                 "error",
             ],
             0x8b,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -22102,13 +22620,17 @@ impl wire::WireStruct for AnnotationsSummary {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["resource", "annotationCount", "entryCount"],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -22192,8 +22714,12 @@ impl wire::WireStruct for AnnotationsState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["annotations"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["annotations"], 0x1)
     }
 }
 
@@ -22333,8 +22859,12 @@ impl wire::WireStruct for AnnotationOrigin {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["session", "chat", "turnId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["session", "chat", "turnId"], 0x1)
     }
 }
 
@@ -22477,15 +23007,19 @@ impl wire::WireStruct for Annotation {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "id", "origin", "resource", "range", "resolved", "entries", "_meta",
             ],
             0x37,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -22598,8 +23132,12 @@ impl wire::WireStruct for AnnotationEntry {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "text", "_meta"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "text", "_meta"], 0x3)
     }
 }
 
@@ -22734,8 +23272,12 @@ impl wire::WireStruct for TelemetryCapabilities {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["logs", "traces", "metrics"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["logs", "traces", "metrics"], 0x0)
     }
 }
 
@@ -22856,13 +23398,17 @@ impl wire::WireStruct for ResourceWatchState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["root", "recursive", "excludes", "includes"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -23027,8 +23573,12 @@ impl wire::WireStruct for ResourceChange {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "type"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "type"], 0x3)
     }
 }
 
@@ -23120,8 +23670,12 @@ impl wire::WireStruct for AutomationSessionOrigin {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["automation", "run"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["automation", "run"], 0x3)
     }
 }
 
@@ -23232,8 +23786,12 @@ impl wire::WireStruct for AutomationSchedule {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["expression", "timeZone"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["expression", "timeZone"], 0x3)
     }
 }
 
@@ -23334,8 +23892,12 @@ impl wire::WireStruct for AutomationScheduleTrigger {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "schedule", "misfirePolicy"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "schedule", "misfirePolicy"], 0x3)
     }
 }
 
@@ -23467,13 +24029,17 @@ impl wire::WireStruct for AutomationEventTrigger {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "type", "title", "description", "events", "config"],
             0x17,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -23583,8 +24149,12 @@ impl wire::WireStruct for AutomationTriggerEventDefinition {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "title", "description"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "title", "description"], 0x3)
     }
 }
 
@@ -23707,13 +24277,17 @@ impl wire::WireStruct for AutomationTriggerDefinition {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["type", "title", "description", "events", "configSchema"],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -23874,9 +24448,14 @@ impl wire::WireStruct for AutomationSessionTemplate {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "provider",
                 "model",
@@ -23886,8 +24465,7 @@ impl wire::WireStruct for AutomationSessionTemplate {
                 "customizations",
             ],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -24049,9 +24627,14 @@ impl wire::WireStruct for AutomationDefinition {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "title",
                 "message",
@@ -24062,8 +24645,7 @@ impl wire::WireStruct for AutomationDefinition {
                 "_meta",
             ],
             0x1f,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -24209,9 +24791,14 @@ impl wire::WireStruct for AutomationDefinitionPatch {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "title",
                 "message",
@@ -24222,8 +24809,7 @@ impl wire::WireStruct for AutomationDefinitionPatch {
                 "_meta",
             ],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -24328,8 +24914,12 @@ impl wire::WireStruct for AutomationAfterRunsCondition {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["max"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["max"], 0x1)
     }
 }
 
@@ -24408,8 +24998,12 @@ impl wire::WireStruct for AutomationAfterDateCondition {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["date"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["date"], 0x1)
     }
 }
 
@@ -24585,9 +25179,14 @@ impl wire::WireStruct for AutomationEntry {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "definition",
@@ -24602,8 +25201,7 @@ impl wire::WireStruct for AutomationEntry {
                 "_meta",
             ],
             0x353,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -24725,8 +25323,12 @@ impl wire::WireStruct for AutomationState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["entries", "_meta"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["entries", "_meta"], 0x1)
     }
 }
 
@@ -24857,8 +25459,12 @@ impl wire::WireStruct for AutomationManualRunOrigin {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -24962,13 +25568,17 @@ impl wire::WireStruct for AutomationTriggeredRunOrigin {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["triggerId", "scheduledFor", "catchUp", "event"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -25059,8 +25669,12 @@ impl wire::WireStruct for AutomationPendingRunLifecycle {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["createdAt"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["createdAt"], 0x1)
     }
 }
 
@@ -25150,8 +25764,12 @@ impl wire::WireStruct for AutomationRunningRunLifecycle {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["createdAt", "startedAt"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["createdAt", "startedAt"], 0x3)
     }
 }
 
@@ -25251,13 +25869,17 @@ impl wire::WireStruct for AutomationCompletedRunLifecycle {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["createdAt", "startedAt", "completedAt", "usage"],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -25366,13 +25988,17 @@ impl wire::WireStruct for AutomationFailedRunLifecycle {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["createdAt", "startedAt", "completedAt", "error"],
             0xd,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -25475,13 +26101,12 @@ impl wire::WireStruct for AutomationCancelledRunLifecycle {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["createdAt", "startedAt", "completedAt"],
-            0x5,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["createdAt", "startedAt", "completedAt"], 0x5)
     }
 }
 
@@ -25610,9 +26235,14 @@ impl wire::WireStruct for AutomationRunSummary {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "automation",
@@ -25623,8 +26253,7 @@ impl wire::WireStruct for AutomationRunSummary {
                 "_meta",
             ],
             0x2f,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -25767,9 +26396,14 @@ impl wire::WireStruct for AutomationRunState {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "automation",
@@ -25780,8 +26414,7 @@ impl wire::WireStruct for AutomationRunState {
                 "_meta",
             ],
             0x1f,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -25949,18 +26582,25 @@ impl TaggedUnion for CustomizationEnablement {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["global", "workspace", "session"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Global(
-                <CustomizationEnablementGlobal as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Workspace(
-                <CustomizationEnablementWorkspace as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Session(
-                <CustomizationEnablementSession as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Global(wire::Blank::blank()),
+            1 => Self::Workspace(wire::Blank::blank()),
+            2 => Self::Session(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Global(value) => {
+                <CustomizationEnablementGlobal as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Workspace(value) => {
+                <CustomizationEnablementWorkspace as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Session(value) => {
+                <CustomizationEnablementSession as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -26066,8 +26706,12 @@ impl wire::WireStruct for CustomizationEnablementGlobal {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["enabled"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["enabled"], 0x1)
     }
 }
 
@@ -26150,8 +26794,12 @@ impl wire::WireStruct for CustomizationEnablementWorkspace {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["uri", "enabled"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["uri", "enabled"], 0x3)
     }
 }
 
@@ -26230,8 +26878,12 @@ impl wire::WireStruct for CustomizationEnablementSession {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["enabled"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["enabled"], 0x1)
     }
 }
 
@@ -26328,21 +26980,23 @@ impl TaggedUnion for ChatOrigin {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["user", "fork", "sideChat", "tool"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::User(<ChatOriginUser as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Fork(<ChatOriginFork as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            2 => Self::SideChat(<ChatOriginSideChat as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            3 => Self::Tool(<ChatOriginTool as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::User(wire::Blank::blank()),
+            1 => Self::Fork(wire::Blank::blank()),
+            2 => Self::SideChat(wire::Blank::blank()),
+            3 => Self::Tool(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::User(value) => <ChatOriginUser as wire::WireStruct>::read_into(reader, value)?,
+            Self::Fork(value) => <ChatOriginFork as wire::WireStruct>::read_into(reader, value)?,
+            Self::SideChat(value) => {
+                <ChatOriginSideChat as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Tool(value) => <ChatOriginTool as wire::WireStruct>::read_into(reader, value)?,
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -26444,8 +27098,12 @@ impl wire::WireStruct for ChatOriginUser {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -26529,8 +27187,12 @@ impl wire::WireStruct for ChatOriginFork {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["chat", "turnId"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["chat", "turnId"], 0x3)
     }
 }
 
@@ -26624,8 +27286,12 @@ impl wire::WireStruct for ChatOriginSideChat {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["chat", "turnId", "selection"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["chat", "turnId", "selection"], 0x3)
     }
 }
 
@@ -26717,8 +27383,12 @@ impl wire::WireStruct for ChatOriginTool {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["chat", "toolCallId"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["chat", "toolCallId"], 0x3)
     }
 }
 
@@ -26788,30 +27458,41 @@ impl TaggedUnion for ResponsePart {
             "inputRequest",
             "error",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Markdown(<MarkdownResponsePart as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::ContentRef(<ResourceResponsePart as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            2 => Self::ToolCall(Box::new(
-                <ToolCallResponsePart as wire::WireStruct>::decode_members(reader)?,
-            )),
-            3 => Self::Reasoning(<ReasoningResponsePart as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            4 => Self::SystemNotification(
-                <SystemNotificationResponsePart as wire::WireStruct>::decode_members(reader)?,
-            ),
-            5 => Self::InputRequest(
-                <InputRequestResponsePart as wire::WireStruct>::decode_members(reader)?,
-            ),
-            6 => Self::Error(<ErrorResponsePart as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Markdown(wire::Blank::blank()),
+            1 => Self::ContentRef(wire::Blank::blank()),
+            2 => Self::ToolCall(wire::Blank::blank()),
+            3 => Self::Reasoning(wire::Blank::blank()),
+            4 => Self::SystemNotification(wire::Blank::blank()),
+            5 => Self::InputRequest(wire::Blank::blank()),
+            6 => Self::Error(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Markdown(value) => {
+                <MarkdownResponsePart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ContentRef(value) => {
+                <ResourceResponsePart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ToolCall(value) => {
+                <ToolCallResponsePart as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::Reasoning(value) => {
+                <ReasoningResponsePart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SystemNotification(value) => {
+                <SystemNotificationResponsePart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::InputRequest(value) => {
+                <InputRequestResponsePart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Error(value) => {
+                <ErrorResponsePart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -26924,32 +27605,43 @@ impl TaggedUnion for ToolCallState {
             "completed",
             "cancelled",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Streaming(
-                <ToolCallStreamingState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::PendingConfirmation(
-                <ToolCallPendingConfirmationState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Running(<ToolCallRunningState as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            3 => Self::AuthRequired(Box::new(
-                <ToolCallAuthRequiredState as wire::WireStruct>::decode_members(reader)?,
-            )),
-            4 => Self::PendingResultConfirmation(
-                <ToolCallPendingResultConfirmationState as wire::WireStruct>::decode_members(
-                    reader,
-                )?,
-            ),
-            5 => Self::Completed(
-                <ToolCallCompletedState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            6 => Self::Cancelled(
-                <ToolCallCancelledState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Streaming(wire::Blank::blank()),
+            1 => Self::PendingConfirmation(wire::Blank::blank()),
+            2 => Self::Running(wire::Blank::blank()),
+            3 => Self::AuthRequired(wire::Blank::blank()),
+            4 => Self::PendingResultConfirmation(wire::Blank::blank()),
+            5 => Self::Completed(wire::Blank::blank()),
+            6 => Self::Cancelled(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Streaming(value) => {
+                <ToolCallStreamingState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::PendingConfirmation(value) => {
+                <ToolCallPendingConfirmationState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Running(value) => {
+                <ToolCallRunningState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AuthRequired(value) => {
+                <ToolCallAuthRequiredState as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::PendingResultConfirmation(value) => {
+                <ToolCallPendingResultConfirmationState as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::Completed(value) => {
+                <ToolCallCompletedState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Cancelled(value) => {
+                <ToolCallCancelledState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -27043,17 +27735,23 @@ impl TaggedUnion for ToolCallConfirmationState {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["pending-confirmation", "pending-result-confirmation"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::PendingConfirmation(
-                <ToolCallPendingConfirmationState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::PendingResultConfirmation(
-                <ToolCallPendingResultConfirmationState as wire::WireStruct>::decode_members(
-                    reader,
-                )?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::PendingConfirmation(wire::Blank::blank()),
+            1 => Self::PendingResultConfirmation(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::PendingConfirmation(value) => {
+                <ToolCallPendingConfirmationState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::PendingResultConfirmation(value) => {
+                <ToolCallPendingResultConfirmationState as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -27129,15 +27827,21 @@ impl TaggedUnion for TerminalClaim {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["client", "session"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Client(<TerminalClientClaim as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Session(<TerminalSessionClaim as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Client(wire::Blank::blank()),
+            1 => Self::Session(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Client(value) => {
+                <TerminalClientClaim as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Session(value) => {
+                <TerminalSessionClaim as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -27207,15 +27911,21 @@ impl TaggedUnion for TerminalContentPart {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["unclassified", "command"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Unclassified(
-                <TerminalUnclassifiedPart as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Command(<TerminalCommandPart as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Unclassified(wire::Blank::blank()),
+            1 => Self::Command(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Unclassified(value) => {
+                <TerminalUnclassifiedPart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Command(value) => {
+                <TerminalCommandPart as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -27306,27 +28016,37 @@ impl TaggedUnion for ChatInputQuestion {
             "single-select",
             "multi-select",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Text(<ChatInputTextQuestion as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => {
-                Self::Number(<ChatInputNumberQuestion as wire::WireStruct>::decode_members(reader)?)
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Text(wire::Blank::blank()),
+            1 => Self::Number(wire::Blank::blank()),
+            2 => Self::Integer(wire::Blank::blank()),
+            3 => Self::Boolean(wire::Blank::blank()),
+            4 => Self::SingleSelect(wire::Blank::blank()),
+            5 => Self::MultiSelect(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Text(value) => {
+                <ChatInputTextQuestion as wire::WireStruct>::read_into(reader, value)?
             }
-            2 => Self::Integer(
-                <ChatInputNumberQuestion as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::Boolean(
-                <ChatInputBooleanQuestion as wire::WireStruct>::decode_members(reader)?,
-            ),
-            4 => Self::SingleSelect(
-                <ChatInputSingleSelectQuestion as wire::WireStruct>::decode_members(reader)?,
-            ),
-            5 => Self::MultiSelect(
-                <ChatInputMultiSelectQuestion as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+            Self::Number(value) => {
+                <ChatInputNumberQuestion as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Integer(value) => {
+                <ChatInputNumberQuestion as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Boolean(value) => {
+                <ChatInputBooleanQuestion as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SingleSelect(value) => {
+                <ChatInputSingleSelectQuestion as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::MultiSelect(value) => {
+                <ChatInputMultiSelectQuestion as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -27417,24 +28137,33 @@ impl TaggedUnion for ChatInputAnswerValue {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["text", "number", "boolean", "selected", "selected-many"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => {
-                Self::Text(<ChatInputTextAnswerValue as wire::WireStruct>::decode_members(reader)?)
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Text(wire::Blank::blank()),
+            1 => Self::Number(wire::Blank::blank()),
+            2 => Self::Boolean(wire::Blank::blank()),
+            3 => Self::Selected(wire::Blank::blank()),
+            4 => Self::SelectedMany(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Text(value) => {
+                <ChatInputTextAnswerValue as wire::WireStruct>::read_into(reader, value)?
             }
-            1 => Self::Number(
-                <ChatInputNumberAnswerValue as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Boolean(
-                <ChatInputBooleanAnswerValue as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::Selected(
-                <ChatInputSelectedAnswerValue as wire::WireStruct>::decode_members(reader)?,
-            ),
-            4 => Self::SelectedMany(
-                <ChatInputSelectedManyAnswerValue as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+            Self::Number(value) => {
+                <ChatInputNumberAnswerValue as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Boolean(value) => {
+                <ChatInputBooleanAnswerValue as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Selected(value) => {
+                <ChatInputSelectedAnswerValue as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SelectedMany(value) => {
+                <ChatInputSelectedManyAnswerValue as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -27515,18 +28244,25 @@ impl TaggedUnion for ChatInputAnswer {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["draft", "submitted", "skipped"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Draft(<ChatInputAnswered as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Submitted(<ChatInputAnswered as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            2 => Self::Skipped(<ChatInputSkipped as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Draft(wire::Blank::blank()),
+            1 => Self::Submitted(wire::Blank::blank()),
+            2 => Self::Skipped(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Draft(value) => {
+                <ChatInputAnswered as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Submitted(value) => {
+                <ChatInputAnswered as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Skipped(value) => {
+                <ChatInputSkipped as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -27619,27 +28355,37 @@ impl TaggedUnion for ToolResultContent {
             "terminal",
             "subagent",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Text(<ToolResultTextContent as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::EmbeddedResource(
-                <ToolResultEmbeddedResourceContent as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Resource(
-                <ToolResultResourceContent as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::FileEdit(
-                <ToolResultFileEditContent as wire::WireStruct>::decode_members(reader)?,
-            ),
-            4 => Self::Terminal(
-                <ToolResultTerminalContent as wire::WireStruct>::decode_members(reader)?,
-            ),
-            5 => Self::Subagent(
-                <ToolResultSubagentContent as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Text(wire::Blank::blank()),
+            1 => Self::EmbeddedResource(wire::Blank::blank()),
+            2 => Self::Resource(wire::Blank::blank()),
+            3 => Self::FileEdit(wire::Blank::blank()),
+            4 => Self::Terminal(wire::Blank::blank()),
+            5 => Self::Subagent(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Text(value) => {
+                <ToolResultTextContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::EmbeddedResource(value) => {
+                <ToolResultEmbeddedResourceContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Resource(value) => {
+                <ToolResultResourceContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::FileEdit(value) => {
+                <ToolResultFileEditContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Terminal(value) => {
+                <ToolResultTerminalContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Subagent(value) => {
+                <ToolResultSubagentContent as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -27734,24 +28480,33 @@ impl TaggedUnion for MessageAttachment {
             "annotations",
             "chat",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => {
-                Self::Simple(<SimpleMessageAttachment as wire::WireStruct>::decode_members(reader)?)
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Simple(wire::Blank::blank()),
+            1 => Self::EmbeddedResource(wire::Blank::blank()),
+            2 => Self::Resource(wire::Blank::blank()),
+            3 => Self::Annotations(wire::Blank::blank()),
+            4 => Self::Chat(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Simple(value) => {
+                <SimpleMessageAttachment as wire::WireStruct>::read_into(reader, value)?
             }
-            1 => Self::EmbeddedResource(
-                <MessageEmbeddedResourceAttachment as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Resource(
-                <MessageResourceAttachment as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::Annotations(
-                <MessageAnnotationsAttachment as wire::WireStruct>::decode_members(reader)?,
-            ),
-            4 => Self::Chat(<MessageChatAttachment as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+            Self::EmbeddedResource(value) => {
+                <MessageEmbeddedResourceAttachment as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Resource(value) => {
+                <MessageResourceAttachment as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Annotations(value) => {
+                <MessageAnnotationsAttachment as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Chat(value) => {
+                <MessageChatAttachment as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -27834,18 +28589,25 @@ impl TaggedUnion for Customization {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["plugin", "directory", "mcpServer"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Plugin(<PluginCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Directory(
-                <DirectoryCustomization as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::McpServer(Box::new(
-                <McpServerCustomization as wire::WireStruct>::decode_members(reader)?,
-            )),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Plugin(wire::Blank::blank()),
+            1 => Self::Directory(wire::Blank::blank()),
+            2 => Self::McpServer(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Plugin(value) => {
+                <PluginCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Directory(value) => {
+                <DirectoryCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::McpServer(value) => {
+                <McpServerCustomization as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -27933,27 +28695,33 @@ impl TaggedUnion for ChildCustomization {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["agent", "skill", "prompt", "rule", "hook", "mcpServer"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Agent(<AgentCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Skill(<SkillCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            2 => Self::Prompt(<PromptCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            3 => Self::Rule(<RuleCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            4 => Self::Hook(<HookCustomization as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            5 => Self::McpServer(Box::new(
-                <McpServerCustomization as wire::WireStruct>::decode_members(reader)?,
-            )),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Agent(wire::Blank::blank()),
+            1 => Self::Skill(wire::Blank::blank()),
+            2 => Self::Prompt(wire::Blank::blank()),
+            3 => Self::Rule(wire::Blank::blank()),
+            4 => Self::Hook(wire::Blank::blank()),
+            5 => Self::McpServer(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Agent(value) => {
+                <AgentCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Skill(value) => {
+                <SkillCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Prompt(value) => {
+                <PromptCustomization as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Rule(value) => <RuleCustomization as wire::WireStruct>::read_into(reader, value)?,
+            Self::Hook(value) => <HookCustomization as wire::WireStruct>::read_into(reader, value)?,
+            Self::McpServer(value) => {
+                <McpServerCustomization as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28039,21 +28807,29 @@ impl TaggedUnion for CustomizationLoadState {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["loading", "loaded", "degraded", "error"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Loading(
-                <CustomizationLoadingState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Loaded(
-                <CustomizationLoadedState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Degraded(
-                <CustomizationDegradedState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => {
-                Self::Error(<CustomizationErrorState as wire::WireStruct>::decode_members(reader)?)
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Loading(wire::Blank::blank()),
+            1 => Self::Loaded(wire::Blank::blank()),
+            2 => Self::Degraded(wire::Blank::blank()),
+            3 => Self::Error(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Loading(value) => {
+                <CustomizationLoadingState as wire::WireStruct>::read_into(reader, value)?
             }
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+            Self::Loaded(value) => {
+                <CustomizationLoadedState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Degraded(value) => {
+                <CustomizationDegradedState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Error(value) => {
+                <CustomizationErrorState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28136,24 +28912,33 @@ impl TaggedUnion for McpServerState {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["starting", "ready", "authRequired", "error", "stopped"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Starting(
-                <McpServerStartingState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Ready(<McpServerReadyState as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            2 => Self::AuthRequired(Box::new(
-                <McpServerAuthRequiredState as wire::WireStruct>::decode_members(reader)?,
-            )),
-            3 => Self::Error(<McpServerErrorState as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            4 => Self::Stopped(<McpServerStoppedState as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Starting(wire::Blank::blank()),
+            1 => Self::Ready(wire::Blank::blank()),
+            2 => Self::AuthRequired(wire::Blank::blank()),
+            3 => Self::Error(wire::Blank::blank()),
+            4 => Self::Stopped(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Starting(value) => {
+                <McpServerStartingState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Ready(value) => {
+                <McpServerReadyState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AuthRequired(value) => {
+                <McpServerAuthRequiredState as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::Error(value) => {
+                <McpServerErrorState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Stopped(value) => {
+                <McpServerStoppedState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28231,13 +29016,21 @@ impl TaggedUnion for ToolCallContributor {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["client", "mcp"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Client(
-                <ToolCallClientContributor as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Mcp(<ToolCallMcpContributor as wire::WireStruct>::decode_members(reader)?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Client(wire::Blank::blank()),
+            1 => Self::Mcp(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Client(value) => {
+                <ToolCallClientContributor as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Mcp(value) => {
+                <ToolCallMcpContributor as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28307,15 +29100,21 @@ impl TaggedUnion for ToolCallRiskAssessment {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["loading", "complete"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Loading(
-                <ToolCallRiskAssessmentLoadingState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Complete(
-                <ToolCallRiskAssessmentCompleteState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Loading(wire::Blank::blank()),
+            1 => Self::Complete(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Loading(value) => {
+                <ToolCallRiskAssessmentLoadingState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Complete(value) => {
+                <ToolCallRiskAssessmentCompleteState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28385,15 +29184,21 @@ impl TaggedUnion for TerminalLifecycleState {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["running", "exited"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Running(
-                <TerminalRunningLifecycleState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Exited(
-                <TerminalExitedLifecycleState as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Running(wire::Blank::blank()),
+            1 => Self::Exited(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Running(value) => {
+                <TerminalRunningLifecycleState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Exited(value) => {
+                <TerminalExitedLifecycleState as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28474,21 +29279,32 @@ impl TaggedUnion for SessionInputRequest {
             "toolClientExecution",
             "toolAuthentication",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::ChatInput(
-                <SessionChatInputRequest as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::ToolConfirmation(
-                <SessionToolConfirmationRequest as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::ToolClientExecution(
-                <SessionToolClientExecutionRequest as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::ToolAuthentication(Box::new(
-                <SessionToolAuthenticationRequest as wire::WireStruct>::decode_members(reader)?,
-            )),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::ChatInput(wire::Blank::blank()),
+            1 => Self::ToolConfirmation(wire::Blank::blank()),
+            2 => Self::ToolClientExecution(wire::Blank::blank()),
+            3 => Self::ToolAuthentication(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::ChatInput(value) => {
+                <SessionChatInputRequest as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ToolConfirmation(value) => {
+                <SessionToolConfirmationRequest as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ToolClientExecution(value) => {
+                <SessionToolClientExecutionRequest as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ToolAuthentication(value) => {
+                <SessionToolAuthenticationRequest as wire::WireStruct>::read_into(
+                    reader,
+                    &mut **value,
+                )?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28570,15 +29386,21 @@ impl TaggedUnion for BackgroundWork {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["shell", "subagent"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Shell(<BackgroundShellWork as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Subagent(
-                <BackgroundSubagentWork as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Shell(wire::Blank::blank()),
+            1 => Self::Subagent(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Shell(value) => {
+                <BackgroundShellWork as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Subagent(value) => {
+                <BackgroundSubagentWork as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28645,12 +29467,17 @@ impl TaggedUnion for SessionOrigin {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["automation"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Automation(
-                <AutomationSessionOrigin as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Automation(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Automation(value) => {
+                <AutomationSessionOrigin as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28720,13 +29547,21 @@ impl TaggedUnion for AutomationTrigger {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["schedule", "event"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Schedule(
-                <AutomationScheduleTrigger as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Event(<AutomationEventTrigger as wire::WireStruct>::decode_members(reader)?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Schedule(wire::Blank::blank()),
+            1 => Self::Event(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Schedule(value) => {
+                <AutomationScheduleTrigger as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Event(value) => {
+                <AutomationEventTrigger as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28796,15 +29631,21 @@ impl TaggedUnion for AutomationDisableCondition {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["afterRuns", "afterDate"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::AfterRuns(
-                <AutomationAfterRunsCondition as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::AfterDate(
-                <AutomationAfterDateCondition as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::AfterRuns(wire::Blank::blank()),
+            1 => Self::AfterDate(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::AfterRuns(value) => {
+                <AutomationAfterRunsCondition as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AfterDate(value) => {
+                <AutomationAfterDateCondition as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28878,15 +29719,21 @@ impl TaggedUnion for AutomationRunOrigin {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["manual", "trigger"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Manual(
-                <AutomationManualRunOrigin as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Trigger(
-                <AutomationTriggeredRunOrigin as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Manual(wire::Blank::blank()),
+            1 => Self::Trigger(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Manual(value) => {
+                <AutomationManualRunOrigin as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Trigger(value) => {
+                <AutomationTriggeredRunOrigin as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -28965,24 +29812,33 @@ impl TaggedUnion for AutomationRunLifecycle {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["pending", "running", "completed", "failed", "cancelled"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Pending(
-                <AutomationPendingRunLifecycle as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Running(
-                <AutomationRunningRunLifecycle as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::Completed(
-                <AutomationCompletedRunLifecycle as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::Failed(
-                <AutomationFailedRunLifecycle as wire::WireStruct>::decode_members(reader)?,
-            ),
-            4 => Self::Cancelled(
-                <AutomationCancelledRunLifecycle as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Pending(wire::Blank::blank()),
+            1 => Self::Running(wire::Blank::blank()),
+            2 => Self::Completed(wire::Blank::blank()),
+            3 => Self::Failed(wire::Blank::blank()),
+            4 => Self::Cancelled(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Pending(value) => {
+                <AutomationPendingRunLifecycle as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Running(value) => {
+                <AutomationRunningRunLifecycle as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Completed(value) => {
+                <AutomationCompletedRunLifecycle as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Failed(value) => {
+                <AutomationFailedRunLifecycle as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Cancelled(value) => {
+                <AutomationCancelledRunLifecycle as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -29639,8 +30495,12 @@ impl wire::WireStruct for ActionOrigin {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["clientId", "clientSeq"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["clientId", "clientSeq"], 0x3)
     }
 }
 
@@ -29752,9 +30612,14 @@ impl wire::WireStruct for ActionEnvelope {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "action",
@@ -29763,8 +30628,7 @@ impl wire::WireStruct for ActionEnvelope {
                 "rejectionReason",
             ],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -29855,8 +30719,12 @@ impl wire::WireStruct for RootAgentsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["agents"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["agents"], 0x1)
     }
 }
 
@@ -29935,8 +30803,12 @@ impl wire::WireStruct for RootActiveSessionsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["activeSessions"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["activeSessions"], 0x1)
     }
 }
 
@@ -30025,8 +30897,12 @@ impl wire::WireStruct for RootConfigChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["config", "replace"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["config", "replace"], 0x1)
     }
 }
 
@@ -30103,8 +30979,12 @@ impl wire::WireStruct for SessionReadyAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -30181,8 +31061,12 @@ impl wire::WireStruct for SessionCreationFailedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["error"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["error"], 0x1)
     }
 }
 
@@ -30265,8 +31149,12 @@ impl wire::WireStruct for SessionChatAddedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["summary"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["summary"], 0x1)
     }
 }
 
@@ -30347,8 +31235,12 @@ impl wire::WireStruct for SessionChatRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["chat"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["chat"], 0x1)
     }
 }
 
@@ -30447,8 +31339,12 @@ impl wire::WireStruct for SessionChatUpdatedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["chat", "changes"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["chat", "changes"], 0x3)
     }
 }
 
@@ -30535,8 +31431,12 @@ impl wire::WireStruct for SessionChatsReorderedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["chats"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["chats"], 0x1)
     }
 }
 
@@ -30619,8 +31519,12 @@ impl wire::WireStruct for SessionDefaultChatChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["defaultChat"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["defaultChat"], 0x0)
     }
 }
 
@@ -30738,13 +31642,17 @@ impl wire::WireStruct for ChatTurnStartedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["turnId", "startedAt", "message", "queuedMessageId", "_meta"],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -30863,13 +31771,12 @@ impl wire::WireStruct for ChatDeltaAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["turnId", "partId", "content", "_meta"],
-            0x7,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "partId", "content", "_meta"], 0x7)
     }
 }
 
@@ -30978,8 +31885,12 @@ impl wire::WireStruct for ChatResponsePartAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "part", "_meta"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "part", "_meta"], 0x3)
     }
 }
 
@@ -31117,9 +32028,14 @@ impl wire::WireStruct for ChatToolCallStartAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "turnId",
                 "toolCallId",
@@ -31130,8 +32046,7 @@ impl wire::WireStruct for ChatToolCallStartAction {
                 "contributor",
             ],
             0x1b,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -31262,9 +32177,14 @@ impl wire::WireStruct for ChatToolCallDeltaAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "turnId",
                 "toolCallId",
@@ -31273,8 +32193,7 @@ impl wire::WireStruct for ChatToolCallDeltaAction {
                 "invocationMessage",
             ],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -31474,9 +32393,14 @@ impl wire::WireStruct for ChatToolCallReadyAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "turnId",
                 "toolCallId",
@@ -31493,8 +32417,7 @@ impl wire::WireStruct for ChatToolCallReadyAction {
                 "options",
             ],
             0x23,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -31686,9 +32609,14 @@ impl wire::WireStruct for ChatToolCallConfirmedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "turnId",
                 "toolCallId",
@@ -31702,8 +32630,7 @@ impl wire::WireStruct for ChatToolCallConfirmedAction {
                 "selectedOptionId",
             ],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -31874,9 +32801,14 @@ impl wire::WireStruct for ChatToolCallCompleteAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "turnId",
                 "toolCallId",
@@ -31885,8 +32817,7 @@ impl wire::WireStruct for ChatToolCallCompleteAction {
                 "requiresResultConfirmation",
             ],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -32003,13 +32934,17 @@ impl wire::WireStruct for ChatToolCallResultConfirmedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["turnId", "toolCallId", "_meta", "approved"],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -32130,13 +33065,17 @@ impl wire::WireStruct for ChatToolCallContentChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["turnId", "toolCallId", "_meta", "content"],
             0xb,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -32259,13 +33198,12 @@ impl wire::WireStruct for ChatToolCallAuthRequiredAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["turnId", "toolCallId", "_meta", "auth"],
-            0xb,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "toolCallId", "_meta", "auth"], 0xb)
     }
 }
 
@@ -32376,8 +33314,12 @@ impl wire::WireStruct for ChatToolCallAuthResolvedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "toolCallId", "_meta"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "toolCallId", "_meta"], 0x3)
     }
 }
 
@@ -32484,8 +33426,12 @@ impl wire::WireStruct for ChatTurnCompleteAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "duration", "_meta"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "duration", "_meta"], 0x3)
     }
 }
 
@@ -32592,8 +33538,12 @@ impl wire::WireStruct for ChatTurnCancelledAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "duration", "_meta"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "duration", "_meta"], 0x3)
     }
 }
 
@@ -32707,13 +33657,12 @@ impl wire::WireStruct for ChatErrorAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["turnId", "duration", "part", "_meta"],
-            0x7,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "duration", "part", "_meta"], 0x7)
     }
 }
 
@@ -32805,8 +33754,12 @@ impl wire::WireStruct for ChatTurnResumeAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId"], 0x1)
     }
 }
 
@@ -32891,8 +33844,12 @@ impl wire::WireStruct for ChatActivityChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["activity"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["activity"], 0x0)
     }
 }
 
@@ -32974,8 +33931,12 @@ impl wire::WireStruct for ChatBackgroundWorkSetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["work"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["work"], 0x1)
     }
 }
 
@@ -33054,8 +34015,12 @@ impl wire::WireStruct for ChatBackgroundWorkRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id"], 0x1)
     }
 }
 
@@ -33140,8 +34105,12 @@ impl wire::WireStruct for ChatMovableChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["movable"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["movable"], 0x1)
     }
 }
 
@@ -33232,8 +34201,12 @@ impl wire::WireStruct for ChatChangesetsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["changesets"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["changesets"], 0x0)
     }
 }
 
@@ -33317,8 +34290,12 @@ impl wire::WireStruct for ChatCanvasesChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["canvases"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["canvases"], 0x0)
     }
 }
 
@@ -33403,8 +34380,12 @@ impl wire::WireStruct for CanvasStateChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["canvas"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["canvas"], 0x1)
     }
 }
 
@@ -33484,8 +34465,12 @@ impl wire::WireStruct for SessionTitleChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["title"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["title"], 0x1)
     }
 }
 
@@ -33583,8 +34568,12 @@ impl wire::WireStruct for ChatUsageAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId", "usage", "_meta"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "usage", "_meta"], 0x3)
     }
 }
 
@@ -33697,13 +34686,12 @@ impl wire::WireStruct for ChatReasoningAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["turnId", "partId", "content", "_meta"],
-            0x7,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId", "partId", "content", "_meta"], 0x7)
     }
 }
 
@@ -33793,8 +34781,12 @@ impl wire::WireStruct for SessionIsReadChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["isRead"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["isRead"], 0x1)
     }
 }
 
@@ -33876,8 +34868,12 @@ impl wire::WireStruct for SessionIsArchivedChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["isArchived"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["isArchived"], 0x1)
     }
 }
 
@@ -33959,8 +34955,12 @@ impl wire::WireStruct for SessionActivityChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["activity"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["activity"], 0x0)
     }
 }
 
@@ -34054,8 +35054,12 @@ impl wire::WireStruct for SessionChangesetsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["changesets"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["changesets"], 0x0)
     }
 }
 
@@ -34138,8 +35142,12 @@ impl wire::WireStruct for SessionServerToolsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["tools"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["tools"], 0x1)
     }
 }
 
@@ -34228,8 +35236,12 @@ impl wire::WireStruct for SessionActiveClientSetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["activeClient"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["activeClient"], 0x1)
     }
 }
 
@@ -34322,8 +35334,12 @@ impl wire::WireStruct for SessionActiveClientRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["clientId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["clientId"], 0x1)
     }
 }
 
@@ -34408,8 +35424,12 @@ impl wire::WireStruct for SessionWorkingDirectorySetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["directory"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["directory"], 0x1)
     }
 }
 
@@ -34499,8 +35519,12 @@ impl wire::WireStruct for SessionWorkingDirectoryRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["directory"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["directory"], 0x1)
     }
 }
 
@@ -34602,8 +35626,12 @@ impl wire::WireStruct for SessionWorkingDirectoryReplacedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["directory", "replacement"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["directory", "replacement"], 0x3)
     }
 }
 
@@ -34692,8 +35720,12 @@ impl wire::WireStruct for ChatWorkingDirectorySetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["directory"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["directory"], 0x1)
     }
 }
 
@@ -34777,8 +35809,12 @@ impl wire::WireStruct for ChatWorkingDirectoryRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["directory"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["directory"], 0x1)
     }
 }
 
@@ -34868,8 +35904,12 @@ impl wire::WireStruct for SessionInputNeededSetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["request"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["request"], 0x1)
     }
 }
 
@@ -34955,8 +35995,12 @@ impl wire::WireStruct for SessionInputNeededRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id"], 0x1)
     }
 }
 
@@ -35056,8 +36100,12 @@ impl wire::WireStruct for ChatPendingMessageSetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["kind", "id", "message"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["kind", "id", "message"], 0x7)
     }
 }
 
@@ -35151,8 +36199,12 @@ impl wire::WireStruct for ChatPendingMessageRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["kind", "id"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["kind", "id"], 0x3)
     }
 }
 
@@ -35239,8 +36291,12 @@ impl wire::WireStruct for ChatQueuedMessagesReorderedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["order"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["order"], 0x1)
     }
 }
 
@@ -35329,8 +36385,12 @@ impl wire::WireStruct for ChatDraftChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["draft"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["draft"], 0x0)
     }
 }
 
@@ -35419,8 +36479,12 @@ impl wire::WireStruct for ChatIsReadChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["isRead"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["isRead"], 0x1)
     }
 }
 
@@ -35503,8 +36567,12 @@ impl wire::WireStruct for ChatIsArchivedChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["isArchived"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["isArchived"], 0x1)
     }
 }
 
@@ -35587,8 +36655,12 @@ impl wire::WireStruct for ChatInputRequestedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["request"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["request"], 0x1)
     }
 }
 
@@ -35682,13 +36754,12 @@ impl wire::WireStruct for ChatInputAnswerChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["requestId", "questionId", "answer"],
-            0x3,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["requestId", "questionId", "answer"], 0x3)
     }
 }
 
@@ -35795,8 +36866,12 @@ impl wire::WireStruct for ChatInputCompletedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["requestId", "response", "answers"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["requestId", "response", "answers"], 0x3)
     }
 }
 
@@ -35884,8 +36959,12 @@ impl wire::WireStruct for SessionCustomizationsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["customizations"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["customizations"], 0x1)
     }
 }
 
@@ -35984,8 +37063,12 @@ impl wire::WireStruct for SessionCustomizationToggledAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "enablement"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "enablement"], 0x3)
     }
 }
 
@@ -36073,8 +37156,12 @@ impl wire::WireStruct for SessionCustomizationUpdatedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["customization"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["customization"], 0x1)
     }
 }
 
@@ -36157,8 +37244,12 @@ impl wire::WireStruct for SessionCustomizationRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id"], 0x1)
     }
 }
 
@@ -36271,8 +37362,12 @@ impl wire::WireStruct for SessionMcpServerStateChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id", "state", "channel"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id", "state", "channel"], 0x3)
     }
 }
 
@@ -36368,8 +37463,12 @@ impl wire::WireStruct for SessionMcpServerStartRequestedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id"], 0x1)
     }
 }
 
@@ -36463,8 +37562,12 @@ impl wire::WireStruct for SessionMcpServerStopRequestedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id"], 0x1)
     }
 }
 
@@ -36560,8 +37663,12 @@ impl wire::WireStruct for SessionMcpServerBackgroundRequestedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["id"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["id"], 0x1)
     }
 }
 
@@ -36648,8 +37755,12 @@ impl wire::WireStruct for ChatTruncatedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turnId"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turnId"], 0x0)
     }
 }
 
@@ -36747,8 +37858,12 @@ impl wire::WireStruct for ChatTurnsLoadedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turns", "turnsNextCursor"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turns", "turnsNextCursor"], 0x1)
     }
 }
 
@@ -36842,8 +37957,12 @@ impl wire::WireStruct for SessionConfigChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["config", "replace"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["config", "replace"], 0x1)
     }
 }
 
@@ -36928,8 +38047,12 @@ impl wire::WireStruct for SessionMetaChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["_meta"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["_meta"], 0x0)
     }
 }
 
@@ -37020,8 +38143,12 @@ impl wire::WireStruct for ChangesetStatusChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["status", "error"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["status", "error"], 0x1)
     }
 }
 
@@ -37105,8 +38232,12 @@ impl wire::WireStruct for ChangesetFileSetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["file"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["file"], 0x1)
     }
 }
 
@@ -37188,8 +38319,12 @@ impl wire::WireStruct for ChangesetFileRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["fileId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["fileId"], 0x1)
     }
 }
 
@@ -37295,8 +38430,12 @@ impl wire::WireStruct for ChangesetFilesReviewChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["files", "reviewed"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["files", "reviewed"], 0x3)
     }
 }
 
@@ -37394,8 +38533,12 @@ impl wire::WireStruct for ChangesetContentChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["files", "operations"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["files", "operations"], 0x1)
     }
 }
 
@@ -37484,8 +38627,12 @@ impl wire::WireStruct for ChangesetOperationsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["operations"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["operations"], 0x0)
     }
 }
 
@@ -37588,8 +38735,12 @@ impl wire::WireStruct for ChangesetOperationStatusChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["operationId", "status", "error"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["operationId", "status", "error"], 0x3)
     }
 }
 
@@ -37681,8 +38832,12 @@ impl wire::WireStruct for ChangesetClearedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -37770,8 +38925,12 @@ impl wire::WireStruct for AnnotationsSetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["annotation"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["annotation"], 0x1)
     }
 }
 
@@ -37895,13 +39054,17 @@ impl wire::WireStruct for AnnotationsUpdatedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["annotationId", "origin", "resource", "range", "resolved"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -38001,8 +39164,12 @@ impl wire::WireStruct for AnnotationsRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["annotationId"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["annotationId"], 0x1)
     }
 }
 
@@ -38092,8 +39259,12 @@ impl wire::WireStruct for AnnotationsEntrySetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["annotationId", "entry"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["annotationId", "entry"], 0x3)
     }
 }
 
@@ -38187,8 +39358,12 @@ impl wire::WireStruct for AnnotationsEntryRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["annotationId", "entryId"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["annotationId", "entryId"], 0x3)
     }
 }
 
@@ -38272,8 +39447,12 @@ impl wire::WireStruct for RootTerminalsChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["terminals"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["terminals"], 0x1)
     }
 }
 
@@ -38361,8 +39540,12 @@ impl wire::WireStruct for TerminalDataAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["data"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["data"], 0x1)
     }
 }
 
@@ -38447,8 +39630,12 @@ impl wire::WireStruct for TerminalInputAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["data"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["data"], 0x1)
     }
 }
 
@@ -38537,8 +39724,12 @@ impl wire::WireStruct for TerminalResizedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["cols", "rows"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["cols", "rows"], 0x3)
     }
 }
 
@@ -38622,8 +39813,12 @@ impl wire::WireStruct for TerminalClaimedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["claim"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["claim"], 0x1)
     }
 }
 
@@ -38705,8 +39900,12 @@ impl wire::WireStruct for TerminalTitleChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["title"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["title"], 0x1)
     }
 }
 
@@ -38785,8 +39984,12 @@ impl wire::WireStruct for TerminalCwdChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["cwd"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["cwd"], 0x1)
     }
 }
 
@@ -38865,8 +40068,12 @@ impl wire::WireStruct for TerminalExitedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["exitCode"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["exitCode"], 0x0)
     }
 }
 
@@ -38941,8 +40148,12 @@ impl wire::WireStruct for TerminalClearedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -39018,8 +40229,12 @@ impl wire::WireStruct for TerminalCommandDetectionAvailableAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -39113,13 +40328,12 @@ impl wire::WireStruct for TerminalCommandExecutedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["commandId", "commandLine", "timestamp"],
-            0x7,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["commandId", "commandLine", "timestamp"], 0x7)
     }
 }
 
@@ -39224,13 +40438,12 @@ impl wire::WireStruct for TerminalCommandFinishedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["commandId", "exitCode", "durationMs"],
-            0x1,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["commandId", "exitCode", "durationMs"], 0x1)
     }
 }
 
@@ -39323,8 +40536,12 @@ impl wire::WireStruct for ResourceWatchChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["changes"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["changes"], 0x1)
     }
 }
 
@@ -39423,8 +40640,12 @@ impl wire::WireStruct for AutomationCreateRequestedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resource", "definition"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource", "definition"], 0x3)
     }
 }
 
@@ -39524,8 +40745,12 @@ impl wire::WireStruct for AutomationUpdateRequestedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resource", "changes"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource", "changes"], 0x3)
     }
 }
 
@@ -39610,8 +40835,12 @@ impl wire::WireStruct for AutomationSetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["automation"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["automation"], 0x1)
     }
 }
 
@@ -39697,8 +40926,12 @@ impl wire::WireStruct for AutomationRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resource"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource"], 0x1)
     }
 }
 
@@ -39779,8 +41012,12 @@ impl wire::WireStruct for AutomationRunLifecycleChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["lifecycle"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["lifecycle"], 0x1)
     }
 }
 
@@ -39861,8 +41098,12 @@ impl wire::WireStruct for AutomationRunSessionSetAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["session"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["session"], 0x1)
     }
 }
 
@@ -39944,8 +41185,12 @@ impl wire::WireStruct for AutomationRunSessionRemovedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["session"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["session"], 0x1)
     }
 }
 
@@ -40028,8 +41273,12 @@ impl wire::WireStruct for AutomationRunPrimarySessionChangedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["primarySession"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["primarySession"], 0x0)
     }
 }
 
@@ -40114,8 +41363,12 @@ impl wire::WireStruct for AutomationRunCancelRequestedAction {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -40269,9 +41522,14 @@ impl wire::WireStruct for PartialChatSummary {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "resource",
                 "title",
@@ -40285,8 +41543,7 @@ impl wire::WireStruct for PartialChatSummary {
                 "workingDirectories",
             ],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -40788,337 +42045,469 @@ impl TaggedUnion for StateAction {
             "automationRun/primarySessionChanged",
             "automationRun/cancelRequested",
         ];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::RootAgentsChanged(
-                <RootAgentsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::RootActiveSessionsChanged(
-                <RootActiveSessionsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            2 => Self::RootConfigChanged(
-                <RootConfigChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            3 => Self::SessionReady(<SessionReadyAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            4 => Self::SessionCreationFailed(
-                <SessionCreationFailedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            5 => Self::SessionChatAdded(
-                <SessionChatAddedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            6 => Self::SessionChatRemoved(
-                <SessionChatRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            7 => Self::SessionChatUpdated(
-                <SessionChatUpdatedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            8 => Self::SessionChatsReordered(
-                <SessionChatsReorderedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            9 => Self::SessionDefaultChatChanged(
-                <SessionDefaultChatChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            10 => Self::ChatTurnStarted(
-                <ChatTurnStartedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            11 => Self::ChatDelta(<ChatDeltaAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            12 => Self::ChatResponsePart(
-                <ChatResponsePartAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            13 => Self::ChatToolCallStart(
-                <ChatToolCallStartAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            14 => Self::ChatToolCallDelta(
-                <ChatToolCallDeltaAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            15 => Self::ChatToolCallReady(
-                <ChatToolCallReadyAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            16 => Self::ChatToolCallConfirmed(
-                <ChatToolCallConfirmedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            17 => Self::ChatToolCallComplete(
-                <ChatToolCallCompleteAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            18 => Self::ChatToolCallResultConfirmed(
-                <ChatToolCallResultConfirmedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            19 => Self::ChatToolCallContentChanged(
-                <ChatToolCallContentChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            20 => Self::ChatToolCallAuthRequired(
-                <ChatToolCallAuthRequiredAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            21 => Self::ChatToolCallAuthResolved(
-                <ChatToolCallAuthResolvedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            22 => Self::ChatTurnComplete(
-                <ChatTurnCompleteAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            23 => Self::ChatTurnCancelled(
-                <ChatTurnCancelledAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            24 => Self::ChatError(<ChatErrorAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            25 => Self::ChatTurnResume(<ChatTurnResumeAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            26 => Self::ChatActivityChanged(
-                <ChatActivityChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            27 => Self::ChatBackgroundWorkSet(
-                <ChatBackgroundWorkSetAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            28 => Self::ChatBackgroundWorkRemoved(
-                <ChatBackgroundWorkRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            29 => Self::ChatMovableChanged(
-                <ChatMovableChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            30 => Self::ChatChangesetsChanged(
-                <ChatChangesetsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            31 => Self::ChatCanvasesChanged(
-                <ChatCanvasesChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            32 => Self::CanvasStateChanged(
-                <CanvasStateChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            33 => Self::SessionTitleChanged(
-                <SessionTitleChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            34 => Self::ChatUsage(<ChatUsageAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            35 => Self::ChatReasoning(<ChatReasoningAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            36 => Self::SessionIsReadChanged(
-                <SessionIsReadChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            37 => Self::SessionIsArchivedChanged(
-                <SessionIsArchivedChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            38 => Self::SessionActivityChanged(
-                <SessionActivityChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            39 => Self::SessionChangesetsChanged(
-                <SessionChangesetsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            40 => Self::SessionServerToolsChanged(
-                <SessionServerToolsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            41 => Self::SessionActiveClientSet(
-                <SessionActiveClientSetAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            42 => Self::SessionActiveClientRemoved(
-                <SessionActiveClientRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            43 => Self::SessionWorkingDirectorySet(
-                <SessionWorkingDirectorySetAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            44 => Self::SessionWorkingDirectoryRemoved(
-                <SessionWorkingDirectoryRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            45 => Self::SessionWorkingDirectoryReplaced(
-                <SessionWorkingDirectoryReplacedAction as wire::WireStruct>::decode_members(
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::RootAgentsChanged(wire::Blank::blank()),
+            1 => Self::RootActiveSessionsChanged(wire::Blank::blank()),
+            2 => Self::RootConfigChanged(wire::Blank::blank()),
+            3 => Self::SessionReady(wire::Blank::blank()),
+            4 => Self::SessionCreationFailed(wire::Blank::blank()),
+            5 => Self::SessionChatAdded(wire::Blank::blank()),
+            6 => Self::SessionChatRemoved(wire::Blank::blank()),
+            7 => Self::SessionChatUpdated(wire::Blank::blank()),
+            8 => Self::SessionChatsReordered(wire::Blank::blank()),
+            9 => Self::SessionDefaultChatChanged(wire::Blank::blank()),
+            10 => Self::ChatTurnStarted(wire::Blank::blank()),
+            11 => Self::ChatDelta(wire::Blank::blank()),
+            12 => Self::ChatResponsePart(wire::Blank::blank()),
+            13 => Self::ChatToolCallStart(wire::Blank::blank()),
+            14 => Self::ChatToolCallDelta(wire::Blank::blank()),
+            15 => Self::ChatToolCallReady(wire::Blank::blank()),
+            16 => Self::ChatToolCallConfirmed(wire::Blank::blank()),
+            17 => Self::ChatToolCallComplete(wire::Blank::blank()),
+            18 => Self::ChatToolCallResultConfirmed(wire::Blank::blank()),
+            19 => Self::ChatToolCallContentChanged(wire::Blank::blank()),
+            20 => Self::ChatToolCallAuthRequired(wire::Blank::blank()),
+            21 => Self::ChatToolCallAuthResolved(wire::Blank::blank()),
+            22 => Self::ChatTurnComplete(wire::Blank::blank()),
+            23 => Self::ChatTurnCancelled(wire::Blank::blank()),
+            24 => Self::ChatError(wire::Blank::blank()),
+            25 => Self::ChatTurnResume(wire::Blank::blank()),
+            26 => Self::ChatActivityChanged(wire::Blank::blank()),
+            27 => Self::ChatBackgroundWorkSet(wire::Blank::blank()),
+            28 => Self::ChatBackgroundWorkRemoved(wire::Blank::blank()),
+            29 => Self::ChatMovableChanged(wire::Blank::blank()),
+            30 => Self::ChatChangesetsChanged(wire::Blank::blank()),
+            31 => Self::ChatCanvasesChanged(wire::Blank::blank()),
+            32 => Self::CanvasStateChanged(wire::Blank::blank()),
+            33 => Self::SessionTitleChanged(wire::Blank::blank()),
+            34 => Self::ChatUsage(wire::Blank::blank()),
+            35 => Self::ChatReasoning(wire::Blank::blank()),
+            36 => Self::SessionIsReadChanged(wire::Blank::blank()),
+            37 => Self::SessionIsArchivedChanged(wire::Blank::blank()),
+            38 => Self::SessionActivityChanged(wire::Blank::blank()),
+            39 => Self::SessionChangesetsChanged(wire::Blank::blank()),
+            40 => Self::SessionServerToolsChanged(wire::Blank::blank()),
+            41 => Self::SessionActiveClientSet(wire::Blank::blank()),
+            42 => Self::SessionActiveClientRemoved(wire::Blank::blank()),
+            43 => Self::SessionWorkingDirectorySet(wire::Blank::blank()),
+            44 => Self::SessionWorkingDirectoryRemoved(wire::Blank::blank()),
+            45 => Self::SessionWorkingDirectoryReplaced(wire::Blank::blank()),
+            46 => Self::ChatWorkingDirectorySet(wire::Blank::blank()),
+            47 => Self::ChatWorkingDirectoryRemoved(wire::Blank::blank()),
+            48 => Self::SessionInputNeededSet(wire::Blank::blank()),
+            49 => Self::SessionInputNeededRemoved(wire::Blank::blank()),
+            50 => Self::ChatPendingMessageSet(wire::Blank::blank()),
+            51 => Self::ChatPendingMessageRemoved(wire::Blank::blank()),
+            52 => Self::ChatQueuedMessagesReordered(wire::Blank::blank()),
+            53 => Self::ChatDraftChanged(wire::Blank::blank()),
+            54 => Self::ChatIsReadChanged(wire::Blank::blank()),
+            55 => Self::ChatIsArchivedChanged(wire::Blank::blank()),
+            56 => Self::ChatInputRequested(wire::Blank::blank()),
+            57 => Self::ChatInputAnswerChanged(wire::Blank::blank()),
+            58 => Self::ChatInputCompleted(wire::Blank::blank()),
+            59 => Self::SessionCustomizationsChanged(wire::Blank::blank()),
+            60 => Self::SessionCustomizationToggled(wire::Blank::blank()),
+            61 => Self::SessionCustomizationUpdated(wire::Blank::blank()),
+            62 => Self::SessionCustomizationRemoved(wire::Blank::blank()),
+            63 => Self::SessionMcpServerStateChanged(wire::Blank::blank()),
+            64 => Self::SessionMcpServerStartRequested(wire::Blank::blank()),
+            65 => Self::SessionMcpServerStopRequested(wire::Blank::blank()),
+            66 => Self::SessionMcpServerBackgroundRequested(wire::Blank::blank()),
+            67 => Self::ChatTruncated(wire::Blank::blank()),
+            68 => Self::ChatTurnsLoaded(wire::Blank::blank()),
+            69 => Self::SessionConfigChanged(wire::Blank::blank()),
+            70 => Self::SessionMetaChanged(wire::Blank::blank()),
+            71 => Self::ChangesetStatusChanged(wire::Blank::blank()),
+            72 => Self::ChangesetFileSet(wire::Blank::blank()),
+            73 => Self::ChangesetFileRemoved(wire::Blank::blank()),
+            74 => Self::ChangesetFilesReviewChanged(wire::Blank::blank()),
+            75 => Self::ChangesetContentChanged(wire::Blank::blank()),
+            76 => Self::ChangesetOperationsChanged(wire::Blank::blank()),
+            77 => Self::ChangesetOperationStatusChanged(wire::Blank::blank()),
+            78 => Self::ChangesetCleared(wire::Blank::blank()),
+            79 => Self::AnnotationsSet(wire::Blank::blank()),
+            80 => Self::AnnotationsUpdated(wire::Blank::blank()),
+            81 => Self::AnnotationsRemoved(wire::Blank::blank()),
+            82 => Self::AnnotationsEntrySet(wire::Blank::blank()),
+            83 => Self::AnnotationsEntryRemoved(wire::Blank::blank()),
+            84 => Self::RootTerminalsChanged(wire::Blank::blank()),
+            85 => Self::TerminalData(wire::Blank::blank()),
+            86 => Self::TerminalInput(wire::Blank::blank()),
+            87 => Self::TerminalResized(wire::Blank::blank()),
+            88 => Self::TerminalClaimed(wire::Blank::blank()),
+            89 => Self::TerminalTitleChanged(wire::Blank::blank()),
+            90 => Self::TerminalCwdChanged(wire::Blank::blank()),
+            91 => Self::TerminalExited(wire::Blank::blank()),
+            92 => Self::TerminalCleared(wire::Blank::blank()),
+            93 => Self::TerminalCommandDetectionAvailable(wire::Blank::blank()),
+            94 => Self::TerminalCommandExecuted(wire::Blank::blank()),
+            95 => Self::TerminalCommandFinished(wire::Blank::blank()),
+            96 => Self::ResourceWatchChanged(wire::Blank::blank()),
+            97 => Self::AutomationCreateRequested(wire::Blank::blank()),
+            98 => Self::AutomationUpdateRequested(wire::Blank::blank()),
+            99 => Self::AutomationSet(wire::Blank::blank()),
+            100 => Self::AutomationRemoved(wire::Blank::blank()),
+            101 => Self::AutomationRunLifecycleChanged(wire::Blank::blank()),
+            102 => Self::AutomationRunSessionSet(wire::Blank::blank()),
+            103 => Self::AutomationRunSessionRemoved(wire::Blank::blank()),
+            104 => Self::AutomationRunPrimarySessionChanged(wire::Blank::blank()),
+            105 => Self::AutomationRunCancelRequested(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::RootAgentsChanged(value) => {
+                <RootAgentsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::RootActiveSessionsChanged(value) => {
+                <RootActiveSessionsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::RootConfigChanged(value) => {
+                <RootConfigChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionReady(value) => {
+                <SessionReadyAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionCreationFailed(value) => {
+                <SessionCreationFailedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionChatAdded(value) => {
+                <SessionChatAddedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionChatRemoved(value) => {
+                <SessionChatRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionChatUpdated(value) => {
+                <SessionChatUpdatedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionChatsReordered(value) => {
+                <SessionChatsReorderedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionDefaultChatChanged(value) => {
+                <SessionDefaultChatChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatTurnStarted(value) => {
+                <ChatTurnStartedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatDelta(value) => {
+                <ChatDeltaAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatResponsePart(value) => {
+                <ChatResponsePartAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatToolCallStart(value) => {
+                <ChatToolCallStartAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatToolCallDelta(value) => {
+                <ChatToolCallDeltaAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatToolCallReady(value) => {
+                <ChatToolCallReadyAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatToolCallConfirmed(value) => {
+                <ChatToolCallConfirmedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatToolCallComplete(value) => {
+                <ChatToolCallCompleteAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatToolCallResultConfirmed(value) => {
+                <ChatToolCallResultConfirmedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatToolCallContentChanged(value) => {
+                <ChatToolCallContentChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatToolCallAuthRequired(value) => {
+                <ChatToolCallAuthRequiredAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatToolCallAuthResolved(value) => {
+                <ChatToolCallAuthResolvedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatTurnComplete(value) => {
+                <ChatTurnCompleteAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatTurnCancelled(value) => {
+                <ChatTurnCancelledAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatError(value) => {
+                <ChatErrorAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatTurnResume(value) => {
+                <ChatTurnResumeAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatActivityChanged(value) => {
+                <ChatActivityChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatBackgroundWorkSet(value) => {
+                <ChatBackgroundWorkSetAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatBackgroundWorkRemoved(value) => {
+                <ChatBackgroundWorkRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatMovableChanged(value) => {
+                <ChatMovableChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatChangesetsChanged(value) => {
+                <ChatChangesetsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatCanvasesChanged(value) => {
+                <ChatCanvasesChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::CanvasStateChanged(value) => {
+                <CanvasStateChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionTitleChanged(value) => {
+                <SessionTitleChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatUsage(value) => {
+                <ChatUsageAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatReasoning(value) => {
+                <ChatReasoningAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionIsReadChanged(value) => {
+                <SessionIsReadChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionIsArchivedChanged(value) => {
+                <SessionIsArchivedChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionActivityChanged(value) => {
+                <SessionActivityChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionChangesetsChanged(value) => {
+                <SessionChangesetsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionServerToolsChanged(value) => {
+                <SessionServerToolsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionActiveClientSet(value) => {
+                <SessionActiveClientSetAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionActiveClientRemoved(value) => {
+                <SessionActiveClientRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionWorkingDirectorySet(value) => {
+                <SessionWorkingDirectorySetAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionWorkingDirectoryRemoved(value) => {
+                <SessionWorkingDirectoryRemovedAction as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::SessionWorkingDirectoryReplaced(value) => {
+                <SessionWorkingDirectoryReplacedAction as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::ChatWorkingDirectorySet(value) => {
+                <ChatWorkingDirectorySetAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatWorkingDirectoryRemoved(value) => {
+                <ChatWorkingDirectoryRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionInputNeededSet(value) => {
+                <SessionInputNeededSetAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::SessionInputNeededRemoved(value) => {
+                <SessionInputNeededRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatPendingMessageSet(value) => {
+                <ChatPendingMessageSetAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatPendingMessageRemoved(value) => {
+                <ChatPendingMessageRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatQueuedMessagesReordered(value) => {
+                <ChatQueuedMessagesReorderedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatDraftChanged(value) => {
+                <ChatDraftChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatIsReadChanged(value) => {
+                <ChatIsReadChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatIsArchivedChanged(value) => {
+                <ChatIsArchivedChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatInputRequested(value) => {
+                <ChatInputRequestedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatInputAnswerChanged(value) => {
+                <ChatInputAnswerChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatInputCompleted(value) => {
+                <ChatInputCompletedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionCustomizationsChanged(value) => {
+                <SessionCustomizationsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionCustomizationToggled(value) => {
+                <SessionCustomizationToggledAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionCustomizationUpdated(value) => {
+                <SessionCustomizationUpdatedAction as wire::WireStruct>::read_into(
                     reader,
-                )?,
-            ),
-            46 => Self::ChatWorkingDirectorySet(
-                <ChatWorkingDirectorySetAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            47 => Self::ChatWorkingDirectoryRemoved(
-                <ChatWorkingDirectoryRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            48 => Self::SessionInputNeededSet(Box::new(
-                <SessionInputNeededSetAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            49 => Self::SessionInputNeededRemoved(
-                <SessionInputNeededRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            50 => Self::ChatPendingMessageSet(
-                <ChatPendingMessageSetAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            51 => Self::ChatPendingMessageRemoved(
-                <ChatPendingMessageRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            52 => Self::ChatQueuedMessagesReordered(
-                <ChatQueuedMessagesReorderedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            53 => Self::ChatDraftChanged(
-                <ChatDraftChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            54 => Self::ChatIsReadChanged(
-                <ChatIsReadChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            55 => Self::ChatIsArchivedChanged(
-                <ChatIsArchivedChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            56 => Self::ChatInputRequested(
-                <ChatInputRequestedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            57 => Self::ChatInputAnswerChanged(
-                <ChatInputAnswerChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            58 => Self::ChatInputCompleted(
-                <ChatInputCompletedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            59 => Self::SessionCustomizationsChanged(
-                <SessionCustomizationsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            60 => Self::SessionCustomizationToggled(
-                <SessionCustomizationToggledAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            61 => Self::SessionCustomizationUpdated(Box::new(
-                <SessionCustomizationUpdatedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            62 => Self::SessionCustomizationRemoved(
-                <SessionCustomizationRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            63 => Self::SessionMcpServerStateChanged(Box::new(
-                <SessionMcpServerStateChangedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            64 => Self::SessionMcpServerStartRequested(
-                <SessionMcpServerStartRequestedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            65 => Self::SessionMcpServerStopRequested(
-                <SessionMcpServerStopRequestedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            66 => Self::SessionMcpServerBackgroundRequested(
-                <SessionMcpServerBackgroundRequestedAction as wire::WireStruct>::decode_members(
+                    &mut **value,
+                )?
+            }
+            Self::SessionCustomizationRemoved(value) => {
+                <SessionCustomizationRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionMcpServerStateChanged(value) => {
+                <SessionMcpServerStateChangedAction as wire::WireStruct>::read_into(
                     reader,
-                )?,
-            ),
-            67 => Self::ChatTruncated(<ChatTruncatedAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            68 => Self::ChatTurnsLoaded(
-                <ChatTurnsLoadedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            69 => Self::SessionConfigChanged(
-                <SessionConfigChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            70 => Self::SessionMetaChanged(
-                <SessionMetaChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            71 => Self::ChangesetStatusChanged(
-                <ChangesetStatusChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            72 => Self::ChangesetFileSet(
-                <ChangesetFileSetAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            73 => Self::ChangesetFileRemoved(
-                <ChangesetFileRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            74 => Self::ChangesetFilesReviewChanged(
-                <ChangesetFilesReviewChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            75 => Self::ChangesetContentChanged(Box::new(
-                <ChangesetContentChangedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            76 => Self::ChangesetOperationsChanged(
-                <ChangesetOperationsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            77 => Self::ChangesetOperationStatusChanged(
-                <ChangesetOperationStatusChangedAction as wire::WireStruct>::decode_members(
+                    &mut **value,
+                )?
+            }
+            Self::SessionMcpServerStartRequested(value) => {
+                <SessionMcpServerStartRequestedAction as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::SessionMcpServerStopRequested(value) => {
+                <SessionMcpServerStopRequestedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionMcpServerBackgroundRequested(value) => {
+                <SessionMcpServerBackgroundRequestedAction as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::ChatTruncated(value) => {
+                <ChatTruncatedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChatTurnsLoaded(value) => {
+                <ChatTurnsLoadedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionConfigChanged(value) => {
+                <SessionConfigChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::SessionMetaChanged(value) => {
+                <SessionMetaChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChangesetStatusChanged(value) => {
+                <ChangesetStatusChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChangesetFileSet(value) => {
+                <ChangesetFileSetAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChangesetFileRemoved(value) => {
+                <ChangesetFileRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChangesetFilesReviewChanged(value) => {
+                <ChangesetFilesReviewChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChangesetContentChanged(value) => {
+                <ChangesetContentChangedAction as wire::WireStruct>::read_into(
                     reader,
-                )?,
-            ),
-            78 => Self::ChangesetCleared(
-                <ChangesetClearedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            79 => Self::AnnotationsSet(<AnnotationsSetAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            80 => Self::AnnotationsUpdated(
-                <AnnotationsUpdatedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            81 => Self::AnnotationsRemoved(
-                <AnnotationsRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            82 => Self::AnnotationsEntrySet(
-                <AnnotationsEntrySetAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            83 => Self::AnnotationsEntryRemoved(
-                <AnnotationsEntryRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            84 => Self::RootTerminalsChanged(
-                <RootTerminalsChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            85 => Self::TerminalData(<TerminalDataAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            86 => Self::TerminalInput(<TerminalInputAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            87 => Self::TerminalResized(
-                <TerminalResizedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            88 => Self::TerminalClaimed(
-                <TerminalClaimedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            89 => Self::TerminalTitleChanged(
-                <TerminalTitleChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            90 => Self::TerminalCwdChanged(
-                <TerminalCwdChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            91 => Self::TerminalExited(<TerminalExitedAction as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            92 => Self::TerminalCleared(
-                <TerminalClearedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            93 => Self::TerminalCommandDetectionAvailable(
-                <TerminalCommandDetectionAvailableAction as wire::WireStruct>::decode_members(
+                    &mut **value,
+                )?
+            }
+            Self::ChangesetOperationsChanged(value) => {
+                <ChangesetOperationsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ChangesetOperationStatusChanged(value) => {
+                <ChangesetOperationStatusChangedAction as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::ChangesetCleared(value) => {
+                <ChangesetClearedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AnnotationsSet(value) => {
+                <AnnotationsSetAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AnnotationsUpdated(value) => {
+                <AnnotationsUpdatedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AnnotationsRemoved(value) => {
+                <AnnotationsRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AnnotationsEntrySet(value) => {
+                <AnnotationsEntrySetAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AnnotationsEntryRemoved(value) => {
+                <AnnotationsEntryRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::RootTerminalsChanged(value) => {
+                <RootTerminalsChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalData(value) => {
+                <TerminalDataAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalInput(value) => {
+                <TerminalInputAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalResized(value) => {
+                <TerminalResizedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalClaimed(value) => {
+                <TerminalClaimedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalTitleChanged(value) => {
+                <TerminalTitleChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalCwdChanged(value) => {
+                <TerminalCwdChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalExited(value) => {
+                <TerminalExitedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalCleared(value) => {
+                <TerminalClearedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalCommandDetectionAvailable(value) => {
+                <TerminalCommandDetectionAvailableAction as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::TerminalCommandExecuted(value) => {
+                <TerminalCommandExecutedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::TerminalCommandFinished(value) => {
+                <TerminalCommandFinishedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::ResourceWatchChanged(value) => {
+                <ResourceWatchChangedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AutomationCreateRequested(value) => {
+                <AutomationCreateRequestedAction as wire::WireStruct>::read_into(
                     reader,
-                )?,
-            ),
-            94 => Self::TerminalCommandExecuted(
-                <TerminalCommandExecutedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            95 => Self::TerminalCommandFinished(
-                <TerminalCommandFinishedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            96 => Self::ResourceWatchChanged(
-                <ResourceWatchChangedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            97 => Self::AutomationCreateRequested(Box::new(
-                <AutomationCreateRequestedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            98 => Self::AutomationUpdateRequested(Box::new(
-                <AutomationUpdateRequestedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            99 => Self::AutomationSet(Box::new(
-                <AutomationSetAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            100 => Self::AutomationRemoved(
-                <AutomationRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            101 => Self::AutomationRunLifecycleChanged(Box::new(
-                <AutomationRunLifecycleChangedAction as wire::WireStruct>::decode_members(reader)?,
-            )),
-            102 => Self::AutomationRunSessionSet(
-                <AutomationRunSessionSetAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            103 => Self::AutomationRunSessionRemoved(
-                <AutomationRunSessionRemovedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            104 => Self::AutomationRunPrimarySessionChanged(
-                <AutomationRunPrimarySessionChangedAction as wire::WireStruct>::decode_members(
+                    &mut **value,
+                )?
+            }
+            Self::AutomationUpdateRequested(value) => {
+                <AutomationUpdateRequestedAction as wire::WireStruct>::read_into(
                     reader,
-                )?,
-            ),
-            105 => Self::AutomationRunCancelRequested(
-                <AutomationRunCancelRequestedAction as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+                    &mut **value,
+                )?
+            }
+            Self::AutomationSet(value) => {
+                <AutomationSetAction as wire::WireStruct>::read_into(reader, &mut **value)?
+            }
+            Self::AutomationRemoved(value) => {
+                <AutomationRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AutomationRunLifecycleChanged(value) => {
+                <AutomationRunLifecycleChangedAction as wire::WireStruct>::read_into(
+                    reader,
+                    &mut **value,
+                )?
+            }
+            Self::AutomationRunSessionSet(value) => {
+                <AutomationRunSessionSetAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AutomationRunSessionRemoved(value) => {
+                <AutomationRunSessionRemovedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::AutomationRunPrimarySessionChanged(value) => {
+                <AutomationRunPrimarySessionChangedAction as wire::WireStruct>::read_into(
+                    reader, value,
+                )?
+            }
+            Self::AutomationRunCancelRequested(value) => {
+                <AutomationRunCancelRequestedAction as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -42235,9 +43624,14 @@ impl wire::WireStruct for InitializeParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "_meta",
@@ -42249,8 +43643,7 @@ impl wire::WireStruct for InitializeParams {
                 "capabilities",
             ],
             0xd,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -42464,9 +43857,14 @@ impl wire::WireStruct for InitializeResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "protocolVersion",
                 "serverSeq",
@@ -42480,8 +43878,7 @@ impl wire::WireStruct for InitializeResult {
                 "automations",
             ],
             0x13,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -42606,8 +44003,12 @@ impl wire::WireStruct for ClientCapabilities {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["mcpApps"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["mcpApps"], 0x0)
     }
 }
 
@@ -42737,9 +44138,14 @@ impl wire::WireStruct for AutomationCapabilities {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "create",
                 "schedules",
@@ -42748,8 +44154,7 @@ impl wire::WireStruct for AutomationCapabilities {
                 "customizations",
             ],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -42844,8 +44249,12 @@ impl wire::WireStruct for AutomationCreateCapability {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -42931,8 +44340,12 @@ impl wire::WireStruct for AutomationScheduleCapabilities {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["minIntervalMinutes"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["minIntervalMinutes"], 0x0)
     }
 }
 
@@ -43011,8 +44424,12 @@ impl wire::WireStruct for AutomationRunCancellationCapability {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -43087,8 +44504,12 @@ impl wire::WireStruct for AutomationCustomizationsCapability {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -43192,8 +44613,12 @@ impl wire::WireStruct for Implementation {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["name", "version", "title"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["name", "version", "title"], 0x1)
     }
 }
 
@@ -43307,9 +44732,14 @@ impl wire::WireStruct for ReconnectParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "_meta",
@@ -43318,8 +44748,7 @@ impl wire::WireStruct for ReconnectParams {
                 "subscriptions",
             ],
             0x1d,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -43420,8 +44849,12 @@ impl wire::WireStruct for ReconnectReplayResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["actions", "missing"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["actions", "missing"], 0x3)
     }
 }
 
@@ -43502,8 +44935,12 @@ impl wire::WireStruct for ReconnectSnapshotResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["snapshots"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["snapshots"], 0x1)
     }
 }
 
@@ -43614,13 +45051,12 @@ impl wire::WireStruct for SubscribeParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["channel", "_meta", "delivery", "view"],
-            0x1,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta", "delivery", "view"], 0x1)
     }
 }
 
@@ -43718,8 +45154,12 @@ impl wire::WireStruct for SubscribeView {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["turns"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["turns"], 0x0)
     }
 }
 
@@ -43807,8 +45247,12 @@ impl wire::WireStruct for SubscriptionDeliveryOptions {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["maxLatencyMs"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["maxLatencyMs"], 0x0)
     }
 }
 
@@ -43892,8 +45336,12 @@ impl wire::WireStruct for SubscribeResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["snapshot"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["snapshot"], 0x0)
     }
 }
 
@@ -44058,9 +45506,14 @@ impl wire::WireStruct for CreateSessionParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "_meta",
@@ -44071,8 +45524,7 @@ impl wire::WireStruct for CreateSessionParams {
                 "progressToken",
             ],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -44185,8 +45637,12 @@ impl wire::WireStruct for DisposeSessionParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "_meta"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta"], 0x1)
     }
 }
 
@@ -44278,8 +45734,12 @@ impl wire::WireStruct for ForkChatSource {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["chat", "turnId"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["chat", "turnId"], 0x3)
     }
 }
 
@@ -44385,8 +45845,12 @@ impl wire::WireStruct for SideChatSource {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["chat", "turnId", "selection"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["chat", "turnId", "selection"], 0x3)
     }
 }
 
@@ -44531,9 +45995,14 @@ impl wire::WireStruct for CreateChatParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "_meta",
@@ -44543,8 +46012,7 @@ impl wire::WireStruct for CreateChatParams {
                 "workingDirectories",
             ],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -44649,8 +46117,12 @@ impl wire::WireStruct for DisposeChatParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "_meta"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta"], 0x1)
     }
 }
 
@@ -44743,8 +46215,12 @@ impl wire::WireStruct for ChatMoveToSessionDestination {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["session", "after"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["session", "after"], 0x1)
     }
 }
 
@@ -44821,8 +46297,12 @@ impl wire::WireStruct for ChatMoveToNewSessionDestination {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -44942,8 +46422,12 @@ impl wire::WireStruct for MoveChatParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "_meta", "destination"], 0x5)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta", "destination"], 0x5)
     }
 }
 
@@ -45028,8 +46512,12 @@ impl wire::WireStruct for MoveChatResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["session"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["session"], 0x1)
     }
 }
 
@@ -45144,13 +46632,12 @@ impl wire::WireStruct for ListSessionsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["channel", "_meta", "limit", "cursor"],
-            0x1,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta", "limit", "cursor"], 0x1)
     }
 }
 
@@ -45255,8 +46742,12 @@ impl wire::WireStruct for ListSessionsResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["nextCursor", "items"], 0x2)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["nextCursor", "items"], 0x2)
     }
 }
 
@@ -45371,13 +46862,12 @@ impl wire::WireStruct for ResourceReadParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["channel", "_meta", "uri", "encoding"],
-            0x5,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta", "uri", "encoding"], 0x5)
     }
 }
 
@@ -45487,8 +46977,12 @@ impl wire::WireStruct for ResourceReadResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["data", "encoding", "contentType"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["data", "encoding", "contentType"], 0x3)
     }
 }
 
@@ -45661,9 +47155,14 @@ impl wire::WireStruct for ResourceWriteParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "_meta",
@@ -45677,8 +47176,7 @@ impl wire::WireStruct for ResourceWriteParams {
                 "ifMatch",
             ],
             0x1d,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -45783,8 +47281,12 @@ impl wire::WireStruct for ResourceWriteResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -45885,8 +47387,12 @@ impl wire::WireStruct for ResourceListParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "_meta", "uri"], 0x5)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta", "uri"], 0x5)
     }
 }
 
@@ -45971,8 +47477,12 @@ impl wire::WireStruct for ResourceListResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["entries"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["entries"], 0x1)
     }
 }
 
@@ -46058,8 +47568,12 @@ impl wire::WireStruct for DirectoryEntry {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["name", "type"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["name", "type"], 0x3)
     }
 }
 
@@ -46177,13 +47691,17 @@ impl wire::WireStruct for ResourceCopyParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "_meta", "source", "destination", "failIfExists"],
             0xd,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -46270,8 +47788,12 @@ impl wire::WireStruct for ResourceCopyResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -46372,13 +47894,12 @@ impl wire::WireStruct for ResourceDeleteParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["channel", "_meta", "uri", "recursive"],
-            0x5,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta", "uri", "recursive"], 0x5)
     }
 }
 
@@ -46463,8 +47984,12 @@ impl wire::WireStruct for ResourceDeleteResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -46578,13 +48103,17 @@ impl wire::WireStruct for ResourceMoveParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "_meta", "source", "destination", "failIfExists"],
             0xd,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -46671,8 +48200,12 @@ impl wire::WireStruct for ResourceMoveResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -46786,13 +48319,17 @@ impl wire::WireStruct for ResourceResolveParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "_meta", "uri", "followSymlinks"],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -46926,9 +48463,14 @@ impl wire::WireStruct for ResourceResolveResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "uri",
                 "type",
@@ -46939,8 +48481,7 @@ impl wire::WireStruct for ResourceResolveResult {
                 "etag",
             ],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -47063,8 +48604,12 @@ impl wire::WireStruct for ResourceMkdirParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "_meta", "uri"], 0x5)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta", "uri"], 0x5)
     }
 }
 
@@ -47145,8 +48690,12 @@ impl wire::WireStruct for ResourceMkdirResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -47271,13 +48820,17 @@ impl wire::WireStruct for ResourceRequestParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "_meta", "uri", "read", "write"],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -47366,8 +48919,12 @@ impl wire::WireStruct for ResourceRequestResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -47495,9 +49052,14 @@ impl wire::WireStruct for CreateResourceWatchParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "_meta",
@@ -47507,8 +49069,7 @@ impl wire::WireStruct for CreateResourceWatchParams {
                 "includes",
             ],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -47607,8 +49168,12 @@ impl wire::WireStruct for CreateResourceWatchResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel"], 0x1)
     }
 }
 
@@ -47714,8 +49279,12 @@ impl wire::WireStruct for FetchTurnsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "_meta", "cursor"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta", "cursor"], 0x1)
     }
 }
 
@@ -47796,8 +49365,12 @@ impl wire::WireStruct for FetchTurnsResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -47874,8 +49447,12 @@ impl wire::WireStruct for UnsubscribeParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel"], 0x1)
     }
 }
 
@@ -47973,8 +49550,12 @@ impl wire::WireStruct for DispatchActionParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "clientSeq", "action"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "clientSeq", "action"], 0x7)
     }
 }
 
@@ -48119,9 +49700,14 @@ impl wire::WireStruct for AuthenticateParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "_meta",
@@ -48131,8 +49717,7 @@ impl wire::WireStruct for AuthenticateParams {
                 "scopes",
             ],
             0xd,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -48225,8 +49810,12 @@ impl wire::WireStruct for AuthenticateResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -48345,13 +49934,17 @@ impl wire::WireStruct for CreateTerminalParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "_meta", "claim", "name", "cwd", "cols", "rows"],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -48463,8 +50056,12 @@ impl wire::WireStruct for DisposeTerminalParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "_meta"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "_meta"], 0x1)
     }
 }
 
@@ -48585,13 +50182,17 @@ impl wire::WireStruct for ResolveSessionConfigParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "_meta", "provider", "workingDirectory", "config"],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -48693,8 +50294,12 @@ impl wire::WireStruct for ResolveSessionConfigResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["schema", "values"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["schema", "values"], 0x3)
     }
 }
 
@@ -48821,9 +50426,14 @@ impl wire::WireStruct for SessionConfigCompletionsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "_meta",
@@ -48834,8 +50444,7 @@ impl wire::WireStruct for SessionConfigCompletionsParams {
                 "query",
             ],
             0x21,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -48936,8 +50545,12 @@ impl wire::WireStruct for SessionConfigCompletionsResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -49033,8 +50646,12 @@ impl wire::WireStruct for SessionConfigValueItem {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["value", "label", "description"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["value", "label", "description"], 0x3)
     }
 }
 
@@ -49153,13 +50770,17 @@ impl wire::WireStruct for CompletionsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "_meta", "kind", "text", "offset"],
             0x1d,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -49287,13 +50908,17 @@ impl wire::WireStruct for CompletionItem {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["insertText", "rangeStart", "rangeEnd", "attachment"],
             0x9,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -49382,8 +51007,12 @@ impl wire::WireStruct for CompletionsResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -49494,13 +51123,17 @@ impl wire::WireStruct for InvokeChangesetOperationParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "_meta", "operationId", "target"],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -49603,8 +51236,12 @@ impl wire::WireStruct for InvokeChangesetOperationResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["message", "followUp"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["message", "followUp"], 0x0)
     }
 }
 
@@ -49700,8 +51337,12 @@ impl wire::WireStruct for ChangesetOperationFollowUp {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["content", "external"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["content", "external"], 0x1)
     }
 }
 
@@ -49824,9 +51465,14 @@ impl wire::WireStruct for ListAutomationTriggerDefinitionsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "channel",
                 "_meta",
@@ -49835,8 +51481,7 @@ impl wire::WireStruct for ListAutomationTriggerDefinitionsParams {
                 "sessionConfig",
             ],
             0x1,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -49931,8 +51576,12 @@ impl wire::WireStruct for ListAutomationTriggerDefinitionsResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["items"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["items"], 0x1)
     }
 }
 
@@ -50036,13 +51685,17 @@ impl wire::WireStruct for RunAutomationParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "_meta", "automation", "requestId"],
             0xd,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -50129,8 +51782,12 @@ impl wire::WireStruct for RunAutomationResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resource"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource"], 0x1)
     }
 }
 
@@ -50235,13 +51892,17 @@ impl wire::WireStruct for FetchAutomationRunsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "_meta", "automation", "cursor"],
             0x5,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -50324,8 +51985,12 @@ impl wire::WireStruct for FetchAutomationRunsResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &[], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &[], 0x0)
     }
 }
 
@@ -50368,15 +52033,19 @@ impl TaggedUnion for ChatSource {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["fork", "sideChat"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Fork(<ForkChatSource as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::SideChat(<SideChatSource as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Fork(wire::Blank::blank()),
+            1 => Self::SideChat(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Fork(value) => <ForkChatSource as wire::WireStruct>::read_into(reader, value)?,
+            Self::SideChat(value) => {
+                <SideChatSource as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -50446,15 +52115,21 @@ impl TaggedUnion for ChatMoveDestination {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["session", "newSession"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Session(
-                <ChatMoveToSessionDestination as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::NewSession(
-                <ChatMoveToNewSessionDestination as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Session(wire::Blank::blank()),
+            1 => Self::NewSession(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Session(value) => {
+                <ChatMoveToSessionDestination as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::NewSession(value) => {
+                <ChatMoveToNewSessionDestination as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -50526,15 +52201,21 @@ impl TaggedUnion for ReconnectResult {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["replay", "snapshot"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Replay(<ReconnectReplayResult as wire::WireStruct>::decode_members(
-                reader,
-            )?),
-            1 => Self::Snapshot(
-                <ReconnectSnapshotResult as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Replay(wire::Blank::blank()),
+            1 => Self::Snapshot(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Replay(value) => {
+                <ReconnectReplayResult as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Snapshot(value) => {
+                <ReconnectSnapshotResult as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -50604,15 +52285,21 @@ impl TaggedUnion for ChangesetOperationTarget {
 
     fn decode_variant(tag: &str, reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         const TAGS: &[&str] = &["resource", "range"];
-        Ok(match wire::key_index(tag, TAGS) {
-            0 => Self::Resource(
-                <ChangesetOperationTargetResource as wire::WireStruct>::decode_members(reader)?,
-            ),
-            1 => Self::Range(
-                <ChangesetOperationTargetRange as wire::WireStruct>::decode_members(reader)?,
-            ),
-            _ => Self::Unknown(UnknownVariant::from_rest(Self::TAG, tag, reader)?),
-        })
+        let mut out = match wire::key_index(tag, TAGS) {
+            0 => Self::Resource(wire::Blank::blank()),
+            1 => Self::Range(wire::Blank::blank()),
+            _ => return UnknownVariant::from_rest(Self::TAG, tag, reader).map(Self::Unknown),
+        };
+        match &mut out {
+            Self::Resource(value) => {
+                <ChangesetOperationTargetResource as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Range(value) => {
+                <ChangesetOperationTargetRange as wire::WireStruct>::read_into(reader, value)?
+            }
+            Self::Unknown(_) => {}
+        }
+        Ok(out)
     }
 }
 
@@ -50720,8 +52407,12 @@ impl wire::WireStruct for ChangesetOperationTargetResource {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resource", "side"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource", "side"], 0x1)
     }
 }
 
@@ -50813,8 +52504,12 @@ impl wire::WireStruct for ChangesetOperationTargetRange {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resource", "side", "range"], 0x5)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resource", "side", "range"], 0x5)
     }
 }
 
@@ -50967,8 +52662,12 @@ impl wire::WireStruct for SessionAddedParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "summary"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "summary"], 0x3)
     }
 }
 
@@ -51057,8 +52756,12 @@ impl wire::WireStruct for SessionRemovedParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "session"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "session"], 0x3)
     }
 }
 
@@ -51183,8 +52886,12 @@ impl wire::WireStruct for SessionSummaryChangedParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "session", "changes"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "session", "changes"], 0x7)
     }
 }
 
@@ -51326,13 +53033,17 @@ impl wire::WireStruct for ProgressParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["channel", "progressToken", "progress", "total", "message"],
             0x7,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -51446,8 +53157,12 @@ impl wire::WireStruct for AuthRequiredParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "resource", "reason"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "resource", "reason"], 0x3)
     }
 }
 
@@ -51552,8 +53267,12 @@ impl wire::WireStruct for OtlpExportLogsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "payload"], 0x3)
     }
 }
 
@@ -51648,8 +53367,12 @@ impl wire::WireStruct for OtlpExportTracesParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "payload"], 0x3)
     }
 }
 
@@ -51744,8 +53467,12 @@ impl wire::WireStruct for OtlpExportMetricsParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "payload"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "payload"], 0x3)
     }
 }
 
@@ -51945,9 +53672,14 @@ impl wire::WireStruct for PartialSessionSummary {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &[
                 "provider",
                 "title",
@@ -51966,8 +53698,7 @@ impl wire::WireStruct for PartialSessionSummary {
                 "defaultChat",
             ],
             0x0,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -52119,13 +53850,12 @@ impl wire::WireStruct for JsonRpcRequest {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(
-            reader,
-            &mut out,
-            &["jsonrpc", "id", "method", "params"],
-            0x7,
-        )?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["jsonrpc", "id", "method", "params"], 0x7)
     }
 }
 
@@ -52222,8 +53952,12 @@ impl wire::WireStruct for JsonRpcSuccessResponse {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["jsonrpc", "id", "result"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["jsonrpc", "id", "result"], 0x7)
     }
 }
 
@@ -52316,8 +54050,12 @@ impl wire::WireStruct for JsonRpcErrorResponse {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["jsonrpc", "id", "error"], 0x7)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["jsonrpc", "id", "error"], 0x7)
     }
 }
 
@@ -52410,8 +54148,12 @@ impl wire::WireStruct for JsonRpcError {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["code", "message", "data"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["code", "message", "data"], 0x3)
     }
 }
 
@@ -52506,8 +54248,12 @@ impl wire::WireStruct for JsonRpcNotification {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["jsonrpc", "method", "params"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["jsonrpc", "method", "params"], 0x3)
     }
 }
 
@@ -52692,8 +54438,12 @@ impl wire::WireStruct for AuthRequiredErrorData {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["resources"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["resources"], 0x1)
     }
 }
 
@@ -52774,8 +54524,12 @@ impl wire::WireStruct for PermissionDeniedErrorData {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["request"], 0x0)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["request"], 0x0)
     }
 }
 
@@ -52859,8 +54613,12 @@ impl wire::WireStruct for UnsupportedProtocolVersionErrorData {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["supportedVersions"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["supportedVersions"], 0x1)
     }
 }
 
@@ -52966,13 +54724,17 @@ impl wire::WireStruct for SystemMessageSection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
+        Self::read_into(reader, &mut out)?;
+        Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         wire::read_members(
             reader,
-            &mut out,
+            out,
             &["id", "label", "description", "restricted"],
             0x3,
-        )?;
-        Ok(out)
+        )
     }
 }
 
@@ -53061,8 +54823,12 @@ impl wire::WireStruct for SessionActiveClientSystemMessageTransform {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["sections"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["sections"], 0x1)
     }
 }
 
@@ -53141,8 +54907,12 @@ impl wire::WireStruct for SystemMessageTransformSection {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["content"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["content"], 0x1)
     }
 }
 
@@ -53228,8 +54998,12 @@ impl wire::WireStruct for SystemMessageTransformParams {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["channel", "sections"], 0x3)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["channel", "sections"], 0x3)
     }
 }
 
@@ -53310,8 +55084,12 @@ impl wire::WireStruct for SystemMessageTransformResult {
     #[inline(never)]
     fn decode_members(reader: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let mut out = <Self as wire::Blank>::blank();
-        wire::read_members(reader, &mut out, &["sections"], 0x1)?;
+        Self::read_into(reader, &mut out)?;
         Ok(out)
+    }
+
+    fn read_into(reader: &mut Reader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        wire::read_members(reader, out, &["sections"], 0x1)
     }
 }
 
