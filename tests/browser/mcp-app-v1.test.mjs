@@ -1,8 +1,9 @@
 // MCP Apps end to end on AHP 1.0: a page served by the real ahp-host imports the package's
 // default entry (`/pkg/web.js`, AHP 1.0) and `/pkg/mcp-apps.js`, connects with
 // `capabilities.mcpApps`, creates a session whose MCP server is the real npm
-// `@modelcontextprotocol/server-basic-vanillajs` (the operator's `--mcp-config`: no approval
-// needed), starts a turn on the session's default chat with `/mcp basic get-time {}`, approves
+// `@modelcontextprotocol/server-basic-vanillajs` (the operator's `--mcp-config`, started with the
+// session; or the working directory's `.mcp.json`, which waits until the 1.0 client approves it
+// with `session/customizationToggled`), starts a turn on the session's default chat with `/mcp basic get-time {}`, approves
 // the tool call with `chat/toolCallConfirmed`, and `mountMcpApp` renders the App from the chat:
 // the App shows the tool result's time, its button calls the server over the `mcp://` channel
 // and it shows a new time, its `ui/message` is queued on the chat, the iframe is
@@ -54,7 +55,12 @@ function appFrames(page) {
   return { proxy, inner };
 }
 
-test('MCP Apps on AHP 1.0: the App of a default-chat tool call, rendered and calling its server over mcp://', { timeout: 5 * 60_000 }, async (t) => {
+/**
+ * The whole flow. `declared`: `'operator'` (the server comes from `--mcp-config`: it starts with
+ * the session) or `'workdir'` (from the working directory's `.mcp.json`: it waits until the 1.0
+ * client approves it with `session/customizationToggled`).
+ */
+async function appOnV1(t, declared) {
   assert.ok(existsSync(SERVER), `${SERVER} is missing: run npm ci`);
   assert.ok(existsSync(join(PKG, 'web.js')) && existsSync(join(PKG, 'mcp-apps.js')), 'pkg/ is not built; run scripts/build-pkg.sh');
   process.env.AHP_HOST_BIN ??= await hostBinary();
@@ -63,9 +69,12 @@ test('MCP Apps on AHP 1.0: the App of a default-chat tool call, rendered and cal
   const tmp = mkdtempSync(join(tmpdir(), 'ahp-mcp-app-v1-'));
   t.after(() => rmSync(tmp, { recursive: true, force: true }));
   writeFileSync(join(tmp, 'index.html'), PAGE);
+  const servers = JSON.stringify({ mcpServers: { basic: { command: process.execPath, args: [SERVER, '--stdio'] } } });
   const config = join(tmp, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { basic: { command: process.execPath, args: [SERVER, '--stdio'] } } }));
-  const host = await startHost(t, ['--www', tmp, '--pkg', PKG, '--mcp-config', config]);
+  if (declared === 'operator') writeFileSync(config, servers);
+  const host = await startHost(t, ['--www', tmp, '--pkg', PKG, ...(declared === 'operator' ? ['--mcp-config', config] : [])]);
+  // The host's working directory (where sessions start) declares it.
+  if (declared === 'workdir') writeFileSync(join(host.workdir, '.mcp.json'), servers);
 
   const browser = await launchChromium();
   t.after(() => within(browser.close(), 15_000, 'browser.close').catch(() => {}));
@@ -82,19 +91,30 @@ test('MCP Apps on AHP 1.0: the App of a default-chat tool call, rendered and cal
   await page.waitForFunction(() => window.ready === true, null, { timeout: 30_000 });
 
   // Connect (1.0, capabilities.mcpApps), create a session, wait for its MCP server.
-  const { session, chat, channel } = await page.evaluate(async (token) => {
+  const { session, chat, channel, waited } = await page.evaluate(async ({ token, declared }) => {
     const client = await window.sdk.AhpClient.connect(`ws://${location.host}/ahp`, { token, capabilities: { mcpApps: {} } });
     window.client = client;
     const session = `ahp-session:/${crypto.randomUUID()}`;
     await client.createSession({ channel: session });
     const sub = await client.subscribe(session);
+    let waited;
+    if (declared === 'workdir') {
+      // Listed, not started: waiting for approval, its tools not lent; the toggle approves it.
+      waited = await window.until(sub, (s) => (s.customizations ?? []).find((c) => c.id === 'mcp/basic'), 'the server is listed');
+      if ((sub.state.serverTools ?? []).some((t) => t.name.startsWith('mcp__basic__'))) throw new Error('its tools are lent before approval');
+      client.dispatch(session, { type: 'session/customizationToggled', id: 'mcp/basic', enablement: [{ kind: 'session', enabled: true }] });
+    }
     const basic = await window.until(sub, (s) => {
       const c = (s.customizations ?? []).find((c) => c.id === 'mcp/basic');
       const tool = (s.serverTools ?? []).some((t) => t.name === 'mcp__basic__get-time');
       return c?.state?.kind === 'ready' && tool ? c : undefined;
     }, 'the MCP server is ready', 60_000);
-    return { session, chat: sub.state.defaultChat, channel: basic.channel, protocol: client.protocolVersion };
-  }, host.token);
+    return { session, chat: sub.state.defaultChat, channel: basic.channel, waited: waited && { state: waited.state, enabled: waited.enabled } };
+  }, { token: host.token, declared });
+  if (declared === 'workdir') {
+    assert.equal(waited.state.kind, 'error', `a working-directory server waits: ${JSON.stringify(waited)}`);
+    assert.match(JSON.stringify(waited.state.error), /McpServerNeedsApproval/);
+  }
   assert.match(chat, /^ahp-chat:/, 'the session names its default chat');
   assert.match(channel, /^mcp:\/\//, 'a client with capabilities.mcpApps sees the channel');
 
@@ -123,7 +143,7 @@ test('MCP Apps on AHP 1.0: the App of a default-chat tool call, rendered and cal
     return { ms: Math.round(performance.now() - started), resourceUri: window.handle.resourceUri };
   }, { session, toolCallId });
   assert.equal(mounted.resourceUri, 'ui://get-time/mcp-app.html');
-  console.log(`# mountMcpApp (AHP 1.0) resolved in ${mounted.ms} ms`);
+  console.log(`# mountMcpApp (AHP 1.0, ${declared} server) resolved in ${mounted.ms} ms`);
 
   // The sandbox: `allow-scripts` only, an opaque origin that cannot reach the page.
   assert.equal(await page.locator('#app iframe').getAttribute('sandbox'), 'allow-scripts');
@@ -183,4 +203,8 @@ test('MCP Apps on AHP 1.0: the App of a default-chat tool call, rendered and cal
   assert.equal(await page.locator('#app iframe').count(), 0, 'a refused mount leaves no iframe');
 
   assert.deepEqual(problems, [], 'no page errors or CSP reports');
-});
+}
+
+test('MCP Apps on AHP 1.0: the App of a default-chat tool call (the operator\'s server), rendered and calling its server over mcp://', { timeout: 5 * 60_000 }, (t) => appOnV1(t, 'operator'));
+
+test('MCP Apps on AHP 1.0: a working directory\'s server, approved by the 1.0 client, then its App', { timeout: 5 * 60_000 }, (t) => appOnV1(t, 'workdir'));
