@@ -166,7 +166,10 @@ export async function mountMcpApp(element, options) {
   const subscription = await subscribed(session);
   // AHP 1.0 keeps turns on the session's chats: the call is on `chat` (default: the session's
   // default chat); 0.3.0 keeps them on the session.
-  const v1 = typeof client.protocolVersion === 'string' && !client.protocolVersion.startsWith('0.');
+  // The version the client's `initialize` chose (`serverInfo`; the state's shape otherwise:
+  // only 1.0 sessions list chats).
+  const version = client.serverInfo?.protocolVersion;
+  const v1 = typeof version === 'string' ? !version.startsWith('0.') : Array.isArray(subscription.state?.chats);
   const chat = v1 ? (options.chat ?? subscription.state?.defaultChat) : undefined;
   if (v1 && typeof chat !== 'string') {
     throw new McpAppError('the session has no default chat: pass `chat`', { kind: 'invalid-input' });

@@ -180,6 +180,21 @@ fn chat_action_of(kind: &str, action: &Value, before: &v1::ChatState) -> Option<
     })
 }
 
+/// The 0.3.0 action a 1.0 client's dispatch of `action` on a session is applied as, where that
+/// differs from what the view is sent: a 1.0 `session/customizationToggled` is 0.3.0's toggle
+/// (enabled as its first source says), which clients may dispatch and which approves a working
+/// directory's MCP server; the view's `customizationUpdated` is the host's own action.
+pub fn dispatched_on_session(action: &Value) -> Option<Value> {
+    if action.get("type")?.as_str()? != "session/customizationToggled" {
+        return None;
+    }
+    Some(json!({
+        "type": "session/customizationToggled",
+        "id": action.get("id")?,
+        "enabled": super::state::enabled(action.get("enablement")),
+    }))
+}
+
 fn session_action(kind: &str, action: &Value, change: &SessionChange<'_>) -> View {
     let Some(name) = kind.strip_prefix("session/") else {
         return View::Actions(Vec::new());

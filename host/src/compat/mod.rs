@@ -29,7 +29,7 @@ mod channels;
 mod lift;
 mod state;
 
-pub use actions::{action, Source, View};
+pub use actions::{action, dispatched_on_session, Source, View};
 pub use change::SessionChange;
 pub use channels::{
     channel_action_v03, channel_action_v1, channel_state_v1, create_terminal_v03, default_chat_uri,

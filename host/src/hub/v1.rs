@@ -469,11 +469,14 @@ impl Hub {
             let Some(mirror) = session.v1.as_ref() else {
                 return;
             };
-            let change = SessionChange::of(&mirror.session, &action);
-            (
-                channel.clone(),
-                compat::action(Source::Session(&change), &json),
-            )
+            let view = match compat::dispatched_on_session(&json) {
+                Some(toggle) => View::Actions(vec![toggle]),
+                None => {
+                    let change = SessionChange::of(&mirror.session, &action);
+                    compat::action(Source::Session(&change), &json)
+                }
+            };
+            (channel.clone(), view)
         } else if let Some(uri) = session_of_chat(&channel) {
             let Some(mirror) = self.core.sessions.get(&uri).and_then(|s| s.v1.as_ref()) else {
                 // Actions for a channel that does not exist are ignored (as on 0.3.0).

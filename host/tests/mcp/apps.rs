@@ -592,3 +592,57 @@ async fn a_1_0_client_with_mcp_apps_uses_the_channel_and_one_without_is_refused(
     let list = mcp_call(&mut apps, &channel, "tools/list", json!({})).await;
     mcp_ok(&list, &channel);
 }
+
+/// A 1.0 client approves a working directory's server with 1.0's toggle
+/// (`session/customizationToggled`, a `session` enablement): applied as 0.3.0's toggle (the
+/// view's `customizationUpdated` is not client-dispatchable), so it is echoed unrejected, the
+/// server starts and its `mcp://` channel serves the client.
+#[tokio::test]
+async fn a_1_0_client_approves_a_working_directory_server_with_the_1_0_toggle() {
+    let t = start_host().await;
+    let entry = basic_server();
+    write_mcp_json(
+        t.work.path(),
+        json!({"basic": {"command": "node", "args": [entry, "--stdio"]}}),
+    );
+    let mut c = v1_client(&t.host, "v1-approver", true).await;
+    c.call("createSession", json!({"channel": S}))
+        .await
+        .expect("createSession");
+    let snapshot = c
+        .call("subscribe", json!({"channel": S}))
+        .await
+        .expect("subscribe");
+    let waiting = snapshot["snapshot"]["state"]["customizations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == "mcp/basic")
+        .cloned()
+        .expect("the server is listed");
+    assert_eq!(
+        waiting["state"]["error"]["errorType"], "McpServerNeedsApproval",
+        "{waiting}"
+    );
+    let toggle = json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
+        "channel": S, "clientSeq": 1,
+        "action": {"type": "session/customizationToggled", "id": "mcp/basic",
+            "enablement": [{"kind": "session", "enabled": true}]}}});
+    c.send_text(toggle.to_string()).await;
+    let echo = loop {
+        let frame = c.read_frame().await.expect("connection open");
+        if frame["method"] == "action" && frame["params"]["origin"]["clientSeq"] == 1 {
+            break frame["params"].clone();
+        }
+    };
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    assert_eq!(
+        echo["action"]["type"], "session/customizationToggled",
+        "{echo}"
+    );
+    assert_eq!(echo["action"]["enablement"][0]["enabled"], true, "{echo}");
+    let channel = v1_ready_channel(&mut c, "mcp/basic").await;
+    let list = mcp_call(&mut c, &channel, "tools/list", json!({})).await;
+    let tools = mcp_ok(&list, &channel)["tools"].as_array().unwrap().clone();
+    assert!(tools.iter().any(|t| t["name"] == "get-time"), "{list}");
+}
