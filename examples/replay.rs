@@ -10,51 +10,19 @@
 use ahp_wasm::protocol::decode;
 use ahp_wasm::protocol::v1::{ActionEnvelope, ChatState, ResponsePart, ToolCallState};
 use ahp_wasm::reduce::v1::chat_reducer;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::path::Path;
+use std::process::ExitCode;
 use std::time::Instant;
 
-fn main() -> ExitCode {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::args()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/bench-workload-v1"));
-    if let Err(e) = ensure_workload(&root, &dir) {
-        eprintln!("replay: {e}");
-        return ExitCode::FAILURE;
-    }
-    for turns in [50, 500] {
-        match replay(&dir, turns) {
-            Ok(summary) => println!("{summary}"),
-            Err(e) => {
-                eprintln!("replay: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    ExitCode::SUCCESS
-}
+#[path = "support/workload.rs"]
+mod workload;
 
-fn ensure_workload(root: &Path, dir: &Path) -> Result<(), String> {
-    if dir.join("envelopes-500.jsonl").exists() {
-        return Ok(());
-    }
-    let status = Command::new("node")
-        .arg(root.join("bench/gen-stream-v1.mjs"))
-        .arg(dir)
-        .status()
-        .map_err(|e| format!("running node bench/gen-stream-v1.mjs: {e} (Node 20 is required)"))?;
-    status
-        .success()
-        .then_some(())
-        .ok_or_else(|| "bench/gen-stream-v1.mjs failed".to_string())
+fn main() -> ExitCode {
+    workload::run("bench-workload-v1", "gen-stream-v1.mjs", replay)
 }
 
 fn replay(dir: &Path, turns: usize) -> Result<String, String> {
-    let read = |name: String| {
-        std::fs::read_to_string(dir.join(&name)).map_err(|e| format!("reading {name}: {e}"))
-    };
+    let read = |name: String| workload::read(dir, &name);
     let mut state: ChatState = decode::from_text(&read(format!("initial-{turns}.json"))?)
         .map_err(|e| format!("initial-{turns}.json: {e}"))?;
     let envelopes = read(format!("envelopes-{turns}.jsonl"))?;

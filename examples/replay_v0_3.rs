@@ -8,51 +8,19 @@
 
 use ahp_wasm::protocol::{ActionEnvelope, ResponsePart, SessionState, ToolCallState};
 use ahp_wasm::reduce::{session_reducer, SystemClock};
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::path::Path;
+use std::process::ExitCode;
 use std::time::Instant;
 
-fn main() -> ExitCode {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = std::env::args()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/bench-workload"));
-    if let Err(e) = ensure_workload(&root, &dir) {
-        eprintln!("replay: {e}");
-        return ExitCode::FAILURE;
-    }
-    for turns in [50, 500] {
-        match replay(&dir, turns) {
-            Ok(summary) => println!("{summary}"),
-            Err(e) => {
-                eprintln!("replay: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    ExitCode::SUCCESS
-}
+#[path = "support/workload.rs"]
+mod workload;
 
-fn ensure_workload(root: &Path, dir: &Path) -> Result<(), String> {
-    if dir.join("envelopes-500.jsonl").exists() {
-        return Ok(());
-    }
-    let status = Command::new("node")
-        .arg(root.join("bench/gen-stream.mjs"))
-        .arg(dir)
-        .status()
-        .map_err(|e| format!("running node bench/gen-stream.mjs: {e} (Node 20 is required)"))?;
-    status
-        .success()
-        .then_some(())
-        .ok_or_else(|| "bench/gen-stream.mjs failed".to_string())
+fn main() -> ExitCode {
+    workload::run("bench-workload", "gen-stream.mjs", replay)
 }
 
 fn replay(dir: &Path, turns: usize) -> Result<String, String> {
-    let read = |name: String| {
-        std::fs::read_to_string(dir.join(&name)).map_err(|e| format!("reading {name}: {e}"))
-    };
+    let read = |name: String| workload::read(dir, &name);
     let mut state: SessionState = serde_json::from_str(&read(format!("initial-{turns}.json"))?)
         .map_err(|e| format!("initial-{turns}.json: {e}"))?;
     let envelopes = read(format!("envelopes-{turns}.jsonl"))?;

@@ -187,8 +187,21 @@ test('each entry is at most 300,000 B gzipped (wasm + JS)', async () => {
 
 // CommonJS: Node >= 20.19 (and >= 22.12) `require`s an ES module without top-level await, and
 // the package has none, so a CommonJS program gets the same module (pkg/README.md, "Loading").
+/**
+ * Runs `program` as CommonJS from the repository root: the JSON its last line prints is
+ * checked to equal `expected` (the entry loaded, its reducer, named values and client work).
+ */
+function commonJs(program, expected) {
+  const out = execFileSync(process.execPath, ['--input-type=commonjs', '-e', program], {
+    cwd: fileURLToPath(new URL('../../', import.meta.url)),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.deepEqual(JSON.parse(out.trim().split('\n').pop()), { client: 'function', invalid: true, same: true, ...expected });
+}
+
 test('CommonJS: require("ahp-wasm") gives the Node entry (AHP 1.0), loaded and working', () => {
-  const program = `
+  commonJs(`
     const ahp = require('ahp-wasm');
     const chat = { resource: 'ahp-chat:/c', title: '', status: 1, modifiedAt: '1970-01-01T00:00:01.000Z', turns: [] };
     let invalid = null;
@@ -200,23 +213,11 @@ test('CommonJS: require("ahp-wasm") gives the Node entry (AHP 1.0), loaded and w
       client: typeof ahp.AhpClient.connect,
       invalid,
     }));
-  `;
-  const out = execFileSync(process.execPath, ['--input-type=commonjs', '-e', program], {
-    cwd: fileURLToPath(new URL('../../', import.meta.url)),
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  assert.deepEqual(JSON.parse(out.trim().split('\n').pop()), {
-    same: true,
-    version: '1.0.0',
-    delta: 'chat/delta',
-    client: 'function',
-    invalid: true,
-  });
+  `, { version: '1.0.0', delta: 'chat/delta' });
 });
 
 test('CommonJS: require("ahp-wasm/v0.3") gives the AHP 0.3.0 Node entry, loaded and working', () => {
-  const program = `
+  commonJs(`
     const ahp = require('ahp-wasm/v0.3');
     const state = { root: 'file:///w', recursive: true };
     let invalid = null;
@@ -228,17 +229,5 @@ test('CommonJS: require("ahp-wasm/v0.3") gives the AHP 0.3.0 Node entry, loaded 
       client: typeof ahp.AhpClient.connect,
       invalid,
     }));
-  `;
-  const out = execFileSync(process.execPath, ['--input-type=commonjs', '-e', program], {
-    cwd: fileURLToPath(new URL('../../', import.meta.url)),
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  assert.deepEqual(JSON.parse(out.trim().split('\n').pop()), {
-    same: true,
-    version: '0.3.0',
-    delta: 'session/delta',
-    client: 'function',
-    invalid: true,
-  });
+  `, { version: '0.3.0', delta: 'session/delta' });
 });
