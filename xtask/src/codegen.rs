@@ -112,6 +112,13 @@ const SHARED_ELEMENTS: [(&str, &str); 1] = [("SessionState", "turns")];
 /// Payloads estimated above this many bytes are boxed in [`BOXED_UNIONS`].
 const BOX_ABOVE_BYTES: usize = 96;
 
+/// Sizes the estimate cannot see (hand-written types, and one payload it underrates).
+const MANUAL_SIZES: [(&str, usize); 3] = [
+    ("StringOrMarkdown", 24),
+    ("SessionToolCallConfirmedAction", 344),
+    ("ChangesetOperationTarget", 96),
+];
+
 /// Preferred discriminator property names, in order.
 const TAG_PROPS: [&str; 4] = ["type", "kind", "status", "state"];
 
@@ -317,73 +324,13 @@ impl<'a> Generator<'a> {
                 values,
             });
         }
-        self.box_large_variants();
+        crate::model::box_large_variants(
+            &mut self.items,
+            &BOXED_UNIONS,
+            BOX_ABOVE_BYTES,
+            &MANUAL_SIZES,
+        );
         Ok(self.render())
-    }
-
-    fn box_large_variants(&mut self) {
-        let sizes: Vec<(usize, Vec<bool>)> = self
-            .items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, item)| match item {
-                Item::Tagged { name, variants, .. } if BOXED_UNIONS.contains(&name.as_str()) => {
-                    let boxed = variants
-                        .iter()
-                        .map(|v| self.estimated_size(&v.payload, 0) > BOX_ABOVE_BYTES)
-                        .collect();
-                    Some((i, boxed))
-                }
-                _ => None,
-            })
-            .collect();
-        for (i, boxed) in sizes {
-            if let Item::Tagged { variants, .. } = &mut self.items[i] {
-                for (v, b) in variants.iter_mut().zip(boxed) {
-                    v.boxed = b;
-                }
-            }
-        }
-    }
-
-    /// A rough in-memory size of a named type (64-bit), enough to spot large payloads.
-    fn estimated_size(&self, name: &str, depth: usize) -> usize {
-        const MANUAL_SIZES: [(&str, usize); 3] = [
-            ("StringOrMarkdown", 24),
-            ("SessionToolCallConfirmedAction", 344),
-            ("ChangesetOperationTarget", 96),
-        ];
-        if depth > 8 {
-            return 8;
-        }
-        if let Some((_, size)) = MANUAL_SIZES.iter().find(|(n, _)| *n == name) {
-            return *size;
-        }
-        match self.items.iter().find(|i| i.name() == name) {
-            // The unknown members (`Extra`, one pointer) plus the fields.
-            Some(Item::Struct { fields, .. }) => {
-                8 + fields
-                    .iter()
-                    .map(|f| match &f.ty {
-                        Ty::Named(n) if n != name => {
-                            self.estimated_size(n, depth + 1) + if f.required { 0 } else { 8 }
-                        }
-                        Ty::Any | Ty::Object => 72,
-                        Ty::F64 | Ty::U64 => 16,
-                        Ty::U32 | Ty::Bool => 8,
-                        _ => 24,
-                    })
-                    .sum::<usize>()
-            }
-            Some(Item::Tagged { variants, .. }) => {
-                8 + variants
-                    .iter()
-                    .map(|v| self.estimated_size(&v.payload, depth + 1))
-                    .max()
-                    .unwrap_or(0)
-            }
-            _ => 24,
-        }
     }
 
     fn push(&mut self, item: Item) {

@@ -205,6 +205,81 @@ impl RenderOptions<'_> {
     }
 }
 
+/// Boxes the variants of the tagged `unions` whose payload is estimated above `above` bytes,
+/// so the union stays small where it is moved per action. `manual` gives the sizes of types the
+/// estimate cannot see.
+pub(crate) fn box_large_variants(
+    items: &mut [Item],
+    unions: &[&str],
+    above: usize,
+    manual: &[(&str, usize)],
+) {
+    let boxed: Vec<(usize, Vec<bool>)> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| match item {
+            Item::Tagged { name, variants, .. } if unions.contains(&name.as_str()) => {
+                let boxed = variants
+                    .iter()
+                    .map(|v| estimated_size(items, &v.payload, 0, manual) > above)
+                    .collect();
+                Some((i, boxed))
+            }
+            _ => None,
+        })
+        .collect();
+    for (i, flags) in boxed {
+        if let Item::Tagged { variants, .. } = &mut items[i] {
+            for (v, b) in variants.iter_mut().zip(flags) {
+                v.boxed = b;
+            }
+        }
+    }
+}
+
+/// A rough in-memory size of a named type (64-bit), enough to spot large payloads.
+fn estimated_size(items: &[Item], name: &str, depth: usize, manual: &[(&str, usize)]) -> usize {
+    if depth > 8 {
+        return 8;
+    }
+    if let Some((_, size)) = manual.iter().find(|(n, _)| *n == name) {
+        return *size;
+    }
+    // A variant struct written with its union's tag (1.0's `Tagged<_>`) is the struct.
+    if let Some(inner) = name
+        .strip_prefix("Tagged<")
+        .and_then(|n| n.strip_suffix('>'))
+    {
+        return estimated_size(items, inner, depth, manual);
+    }
+    match items.iter().find(|i| i.name() == name) {
+        // The unknown members (`Extra`, one pointer) plus the fields.
+        Some(Item::Struct { fields, .. }) => {
+            8 + fields
+                .iter()
+                .map(|f| match &f.ty {
+                    _ if f.boxed => 8,
+                    Ty::Named(n) if n != name => {
+                        estimated_size(items, n, depth + 1, manual) + if f.required { 0 } else { 8 }
+                    }
+                    Ty::Any | Ty::Object => 72,
+                    Ty::F64 | Ty::U64 => 16,
+                    Ty::U32 | Ty::Bool => 8,
+                    _ => 24,
+                })
+                .sum::<usize>()
+        }
+        Some(Item::Tagged { variants, .. }) => {
+            8 + variants
+                .iter()
+                .map(|v| estimated_size(items, &v.payload, depth + 1, manual))
+                .max()
+                .unwrap_or(0)
+        }
+        _ => 24,
+    }
+}
+
 /// The module's source: the header, the imports, every item, the by-name registry.
 pub(crate) fn render_module(items: &[Item], options: &RenderOptions) -> String {
     let mut out = String::new();

@@ -67,6 +67,7 @@ pub(crate) fn render_struct(
             {
                 format!("Box<{n}>")
             }
+            Ty::Object if f.boxed => "Box<JsonObject>".into(),
             Ty::Vec(inner) if options.shared_elements.contains(&(name, f.wire.as_str())) => {
                 format!("Vec<std::sync::Arc<{}>>", inner.rust())
             }

@@ -3227,7 +3227,7 @@ pub struct RootState {
     ///
     /// Clients MAY look for well-known keys here to provide enhanced UI.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -4150,7 +4150,7 @@ pub struct SessionModelInfo {
     /// Clients MAY look for well-known keys here to provide enhanced UI.
     /// For example, a `pricing` key may carry model pricing metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -5123,7 +5123,7 @@ pub struct ChatState {
     pub draft: Option<Message>,
     /// Additional provider-specific metadata for this chat.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -6165,7 +6165,7 @@ pub struct BackgroundShellWork {
     pub started_at: String,
     /// Provider-specific metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Command line, displayed as plain text.
     #[serde(rename = "command")]
     pub command: String,
@@ -6306,7 +6306,7 @@ pub struct BackgroundSubagentWork {
     pub started_at: String,
     /// Provider-specific metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// The subagent's chat: the same chat the spawning tool call's
     /// {@link ToolResultSubagentContent.resource} points to.
     #[serde(rename = "chat")]
@@ -6689,7 +6689,7 @@ pub struct SessionState {
     /// For example, a `git` key may provide extra git metadata about the session's
     /// working directories.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -7894,7 +7894,7 @@ pub struct SessionSummary {
     /// SHOULD keep the payload small because summaries appear in session lists
     /// and session notifications.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Lightweight host-authoritative ordered chat catalog.
     #[serde(rename = "chats", default, skip_serializing_if = "Option::is_none")]
     pub chats: Option<Vec<SessionChatSummary>>,
@@ -9276,7 +9276,7 @@ pub struct Message {
     /// agent hosts MAY use it to carry context that does not fit any other
     /// field. Mirrors the MCP `_meta` convention.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -11457,7 +11457,7 @@ pub struct SimpleMessageAttachment {
     /// MUST preserve every property of `_meta` originally returned by the agent
     /// host when sending the user message containing the accepted completion.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Representation of the attachment as it should be shown to the model.
     ///
     /// If the attachment was produced by the client, this property MUST be
@@ -11625,7 +11625,7 @@ pub struct MessageEmbeddedResourceAttachment {
     /// MUST preserve every property of `_meta` originally returned by the agent
     /// host when sending the user message containing the accepted completion.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Base64-encoded binary data
     #[serde(rename = "data")]
     pub data: String,
@@ -11802,7 +11802,7 @@ pub struct MessageResourceAttachment {
     /// MUST preserve every property of `_meta` originally returned by the agent
     /// host when sending the user message containing the accepted completion.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Content URI
     #[serde(rename = "uri")]
     pub uri: String,
@@ -12011,7 +12011,7 @@ pub struct MessageAnnotationsAttachment {
     /// MUST preserve every property of `_meta` originally returned by the agent
     /// host when sending the user message containing the accepted completion.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// The annotations channel URI (typically `ahp-session:/<uuid>/annotations`).
     /// Matches {@link AnnotationsSummary.resource}.
     #[serde(rename = "resource")]
@@ -12201,7 +12201,7 @@ pub struct MessageChatAttachment {
     /// MUST preserve every property of `_meta` originally returned by the agent
     /// host when sending the user message containing the accepted completion.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// URI of the referenced chat.
     #[serde(rename = "resource")]
     pub resource: String,
@@ -12873,7 +12873,7 @@ pub struct SystemNotificationResponsePart {
     /// provide enhanced UI, and MUST render coherently from `content` alone when
     /// `_meta` is absent or unrecognized.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -13638,7 +13638,7 @@ pub struct ToolCallStreamingState {
     /// `McpUiToolMeta` found in MCP tool calls, which may be used in combination
     /// with the {@link contributor} to serve MCP Apps.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Partial parameters accumulated from tool-call deltas.
     #[serde(
         rename = "partialInput",
@@ -13820,7 +13820,7 @@ pub struct ToolCallPendingConfirmationState {
     /// `McpUiToolMeta` found in MCP tool calls, which may be used in combination
     /// with the {@link contributor} to serve MCP Apps.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Message describing what the tool will do
     #[serde(rename = "invocationMessage")]
     pub invocation_message: StringOrMarkdown,
@@ -14062,7 +14062,7 @@ pub struct ToolCallRunningState {
     /// `McpUiToolMeta` found in MCP tool calls, which may be used in combination
     /// with the {@link contributor} to serve MCP Apps.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Message describing what the tool will do
     #[serde(rename = "invocationMessage")]
     pub invocation_message: StringOrMarkdown,
@@ -14302,7 +14302,7 @@ pub struct ToolCallAuthRequiredState {
     /// `McpUiToolMeta` found in MCP tool calls, which may be used in combination
     /// with the {@link contributor} to serve MCP Apps.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Message describing what the tool will do
     #[serde(rename = "invocationMessage")]
     pub invocation_message: StringOrMarkdown,
@@ -14522,7 +14522,7 @@ pub struct ToolCallPendingResultConfirmationState {
     /// `McpUiToolMeta` found in MCP tool calls, which may be used in combination
     /// with the {@link contributor} to serve MCP Apps.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Message describing what the tool will do
     #[serde(rename = "invocationMessage")]
     pub invocation_message: StringOrMarkdown,
@@ -14781,7 +14781,7 @@ pub struct ToolCallCompletedState {
     /// `McpUiToolMeta` found in MCP tool calls, which may be used in combination
     /// with the {@link contributor} to serve MCP Apps.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Message describing what the tool will do
     #[serde(rename = "invocationMessage")]
     pub invocation_message: StringOrMarkdown,
@@ -15040,7 +15040,7 @@ pub struct ToolCallCancelledState {
     /// `McpUiToolMeta` found in MCP tool calls, which may be used in combination
     /// with the {@link contributor} to serve MCP Apps.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Message describing what the tool will do
     #[serde(rename = "invocationMessage")]
     pub invocation_message: StringOrMarkdown,
@@ -15288,7 +15288,7 @@ pub struct ToolDefinition {
     ///
     /// Mirrors the MCP `_meta` convention.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -16603,7 +16603,7 @@ pub struct PluginCustomization {
     /// protocol; producers and consumers agree on its contents
     /// out-of-band.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// `clientId` of the client that contributed this container. Absent for
     /// server-originated entries.
     #[serde(rename = "clientId", default, skip_serializing_if = "Option::is_none")]
@@ -16839,7 +16839,7 @@ pub struct ClientPluginCustomization {
     /// protocol; producers and consumers agree on its contents
     /// out-of-band.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// `clientId` of the client that contributed this container. Absent for
     /// server-originated entries.
     #[serde(rename = "clientId", default, skip_serializing_if = "Option::is_none")]
@@ -17117,7 +17117,7 @@ pub struct DirectoryCustomization {
     /// protocol; producers and consumers agree on its contents
     /// out-of-band.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// `clientId` of the client that contributed this container. Absent for
     /// server-originated entries.
     #[serde(rename = "clientId", default, skip_serializing_if = "Option::is_none")]
@@ -17335,7 +17335,7 @@ pub struct AgentCustomization {
     /// protocol; producers and consumers agree on its contents
     /// out-of-band.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Whether this child is individually enabled. Absent means enabled, so a
     /// producer only needs to set it to surface a child that exists but is
     /// turned off on its own.
@@ -17600,7 +17600,7 @@ pub struct SkillCustomization {
     /// protocol; producers and consumers agree on its contents
     /// out-of-band.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Whether this child is individually enabled. Absent means enabled, so a
     /// producer only needs to set it to surface a child that exists but is
     /// turned off on its own.
@@ -17830,7 +17830,7 @@ pub struct PromptCustomization {
     /// protocol; producers and consumers agree on its contents
     /// out-of-band.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Whether this child is individually enabled. Absent means enabled, so a
     /// producer only needs to set it to surface a child that exists but is
     /// turned off on its own.
@@ -18033,7 +18033,7 @@ pub struct RuleCustomization {
     /// protocol; producers and consumers agree on its contents
     /// out-of-band.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Whether this child is individually enabled. Absent means enabled, so a
     /// producer only needs to set it to surface a child that exists but is
     /// turned off on its own.
@@ -18257,7 +18257,7 @@ pub struct HookCustomization {
     /// protocol; producers and consumers agree on its contents
     /// out-of-band.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Whether this child is individually enabled. Absent means enabled, so a
     /// producer only needs to set it to surface a child that exists but is
     /// turned off on its own.
@@ -18436,7 +18436,7 @@ pub struct McpServerCustomization {
     /// protocol; producers and consumers agree on its contents
     /// out-of-band.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Explicit enablement decisions for this customization, one entry per scope
     /// that has one. This is a wire contract: producers MUST publish entries
     /// sorted by descending specificity (Session, Workspace, then Global).
@@ -21389,7 +21389,7 @@ pub struct UsageInfo {
     /// Additional provider-specific metadata for this usage report.
     /// Clients MAY look for well-known optional keys here to provide enhanced UI.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -21525,7 +21525,7 @@ pub struct ErrorInfo {
     /// Clients MAY look for well-known optional keys here to provide enhanced UI
     /// (e.g. a structured chat fetch error for richer, localized messaging).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -22241,7 +22241,7 @@ pub struct ChangesetFile {
     /// Server-defined opaque metadata, surfaced to operations and tooling
     /// but not interpreted by the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -22932,7 +22932,7 @@ pub struct Annotation {
     /// Producer-defined opaque metadata, surfaced to tooling but not
     /// interpreted by the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -23069,7 +23069,7 @@ pub struct AnnotationEntry {
     /// Producer-defined opaque metadata, surfaced to tooling but not
     /// interpreted by the protocol.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -24552,7 +24552,7 @@ pub struct AutomationDefinition {
     /// Opaque implementation-defined metadata. Clients MUST preserve unknown
     /// entries when updating the definition.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -24716,7 +24716,7 @@ pub struct AutomationDefinitionPatch {
     pub disable_conditions: Option<Vec<AutomationDisableCondition>>,
     /// Complete replacement {@link AutomationDefinition._meta}.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -25092,7 +25092,7 @@ pub struct AutomationEntry {
     pub modified_at: String,
     /// Opaque host-defined state metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -25263,7 +25263,7 @@ pub struct AutomationState {
     pub entries: Vec<AutomationEntry>,
     /// Opaque host-defined catalogue metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -26160,7 +26160,7 @@ pub struct AutomationRunSummary {
     pub session_count: i64,
     /// Opaque host-defined summary metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -26321,7 +26321,7 @@ pub struct AutomationRunState {
     pub primary_session: Option<String>,
     /// Opaque host-defined run metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -31573,7 +31573,7 @@ pub struct ChatTurnStartedAction {
     /// (such as a sub-agent acting within the turn). Mirrors the MCP `_meta`
     /// convention.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -31705,7 +31705,7 @@ pub struct ChatDeltaAction {
     /// (such as a sub-agent acting within the turn). Mirrors the MCP `_meta`
     /// convention.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -31822,7 +31822,7 @@ pub struct ChatResponsePartAction {
     /// (such as a sub-agent acting within the turn). Mirrors the MCP `_meta`
     /// convention.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -31936,7 +31936,7 @@ pub struct ChatToolCallStartAction {
     /// indicates the tool operated on a terminal (both `input` and `output` may
     /// contain escape sequences).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Internal tool name (for debugging/logging)
     #[serde(rename = "toolName")]
     pub tool_name: String,
@@ -32098,7 +32098,7 @@ pub struct ChatToolCallDeltaAction {
     /// indicates the tool operated on a terminal (both `input` and `output` may
     /// contain escape sequences).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Partial parameter content to append, if provided by the host.
     #[serde(rename = "content", default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
@@ -32253,7 +32253,7 @@ pub struct ChatToolCallReadyAction {
     /// indicates the tool operated on a terminal (both `input` and `output` may
     /// contain escape sequences).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Final contributor metadata. MUST NOT change execution ownership established
     /// at `chat/toolCallStart`; a client contributor must keep the same `clientId`.
     #[serde(
@@ -32488,7 +32488,7 @@ pub struct ChatToolCallConfirmedAction {
     pub tool_call_id: String,
     /// Additional provider-specific metadata for this tool call.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Whether the tool call was approved.
     #[serde(rename = "approved")]
     pub approved: bool,
@@ -32722,7 +32722,7 @@ pub struct ChatToolCallCompleteAction {
     /// indicates the tool operated on a terminal (both `input` and `output` may
     /// contain escape sequences).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Execution result
     #[serde(rename = "result")]
     pub result: ToolCallResult,
@@ -32865,7 +32865,7 @@ pub struct ChatToolCallResultConfirmedAction {
     /// indicates the tool operated on a terminal (both `input` and `output` may
     /// contain escape sequences).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Whether the result was approved
     #[serde(rename = "approved")]
     pub approved: bool,
@@ -32996,7 +32996,7 @@ pub struct ChatToolCallContentChangedAction {
     /// indicates the tool operated on a terminal (both `input` and `output` may
     /// contain escape sequences).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// The current partial content for the running tool call
     #[serde(rename = "content")]
     pub content: Vec<ToolResultContent>,
@@ -33129,7 +33129,7 @@ pub struct ChatToolCallAuthRequiredAction {
     /// indicates the tool operated on a terminal (both `input` and `output` may
     /// contain escape sequences).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// The authentication challenge blocking this invocation.
     #[serde(rename = "auth")]
     pub auth: McpAuthRequirement,
@@ -33251,7 +33251,7 @@ pub struct ChatToolCallAuthResolvedAction {
     /// indicates the tool operated on a terminal (both `input` and `output` may
     /// contain escape sequences).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -33363,7 +33363,7 @@ pub struct ChatTurnCompleteAction {
     /// (such as a sub-agent acting within the turn). Mirrors the MCP `_meta`
     /// convention.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -33475,7 +33475,7 @@ pub struct ChatTurnCancelledAction {
     /// (such as a sub-agent acting within the turn). Mirrors the MCP `_meta`
     /// convention.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -33591,7 +33591,7 @@ pub struct ChatErrorAction {
     /// (such as a sub-agent acting within the turn). Mirrors the MCP `_meta`
     /// convention.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -34505,7 +34505,7 @@ pub struct ChatUsageAction {
     /// (such as a sub-agent acting within the turn). Mirrors the MCP `_meta`
     /// convention.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -34620,7 +34620,7 @@ pub struct ChatReasoningAction {
     /// (such as a sub-agent acting within the turn). Mirrors the MCP `_meta`
     /// convention.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -37991,7 +37991,7 @@ impl EncodeMembers for SessionConfigChangedAction {
 pub struct SessionMetaChangedAction {
     /// New `_meta` payload, or `undefined` to clear it
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -41612,39 +41612,39 @@ pub enum StateAction {
     #[serde(rename = "session/ready")]
     SessionReady(SessionReadyAction),
     #[serde(rename = "session/creationFailed")]
-    SessionCreationFailed(SessionCreationFailedAction),
+    SessionCreationFailed(Box<SessionCreationFailedAction>),
     #[serde(rename = "session/chatAdded")]
-    SessionChatAdded(SessionChatAddedAction),
+    SessionChatAdded(Box<SessionChatAddedAction>),
     #[serde(rename = "session/chatRemoved")]
     SessionChatRemoved(SessionChatRemovedAction),
     #[serde(rename = "session/chatUpdated")]
-    SessionChatUpdated(SessionChatUpdatedAction),
+    SessionChatUpdated(Box<SessionChatUpdatedAction>),
     #[serde(rename = "session/chatsReordered")]
     SessionChatsReordered(SessionChatsReorderedAction),
     #[serde(rename = "session/defaultChatChanged")]
     SessionDefaultChatChanged(SessionDefaultChatChangedAction),
     #[serde(rename = "chat/turnStarted")]
-    ChatTurnStarted(ChatTurnStartedAction),
+    ChatTurnStarted(Box<ChatTurnStartedAction>),
     #[serde(rename = "chat/delta")]
     ChatDelta(ChatDeltaAction),
     #[serde(rename = "chat/responsePart")]
-    ChatResponsePart(ChatResponsePartAction),
+    ChatResponsePart(Box<ChatResponsePartAction>),
     #[serde(rename = "chat/toolCallStart")]
-    ChatToolCallStart(ChatToolCallStartAction),
+    ChatToolCallStart(Box<ChatToolCallStartAction>),
     #[serde(rename = "chat/toolCallDelta")]
-    ChatToolCallDelta(ChatToolCallDeltaAction),
+    ChatToolCallDelta(Box<ChatToolCallDeltaAction>),
     #[serde(rename = "chat/toolCallReady")]
-    ChatToolCallReady(ChatToolCallReadyAction),
+    ChatToolCallReady(Box<ChatToolCallReadyAction>),
     #[serde(rename = "chat/toolCallConfirmed")]
-    ChatToolCallConfirmed(ChatToolCallConfirmedAction),
+    ChatToolCallConfirmed(Box<ChatToolCallConfirmedAction>),
     #[serde(rename = "chat/toolCallComplete")]
-    ChatToolCallComplete(ChatToolCallCompleteAction),
+    ChatToolCallComplete(Box<ChatToolCallCompleteAction>),
     #[serde(rename = "chat/toolCallResultConfirmed")]
     ChatToolCallResultConfirmed(ChatToolCallResultConfirmedAction),
     #[serde(rename = "chat/toolCallContentChanged")]
     ChatToolCallContentChanged(ChatToolCallContentChangedAction),
     #[serde(rename = "chat/toolCallAuthRequired")]
-    ChatToolCallAuthRequired(ChatToolCallAuthRequiredAction),
+    ChatToolCallAuthRequired(Box<ChatToolCallAuthRequiredAction>),
     #[serde(rename = "chat/toolCallAuthResolved")]
     ChatToolCallAuthResolved(ChatToolCallAuthResolvedAction),
     #[serde(rename = "chat/turnComplete")]
@@ -41652,13 +41652,13 @@ pub enum StateAction {
     #[serde(rename = "chat/turnCancelled")]
     ChatTurnCancelled(ChatTurnCancelledAction),
     #[serde(rename = "chat/error")]
-    ChatError(ChatErrorAction),
+    ChatError(Box<ChatErrorAction>),
     #[serde(rename = "chat/turnResume")]
     ChatTurnResume(ChatTurnResumeAction),
     #[serde(rename = "chat/activityChanged")]
     ChatActivityChanged(ChatActivityChangedAction),
     #[serde(rename = "chat/backgroundWorkSet")]
-    ChatBackgroundWorkSet(ChatBackgroundWorkSetAction),
+    ChatBackgroundWorkSet(Box<ChatBackgroundWorkSetAction>),
     #[serde(rename = "chat/backgroundWorkRemoved")]
     ChatBackgroundWorkRemoved(ChatBackgroundWorkRemovedAction),
     #[serde(rename = "chat/movableChanged")]
@@ -41668,11 +41668,11 @@ pub enum StateAction {
     #[serde(rename = "chat/canvasesChanged")]
     ChatCanvasesChanged(ChatCanvasesChangedAction),
     #[serde(rename = "canvas/stateChanged")]
-    CanvasStateChanged(CanvasStateChangedAction),
+    CanvasStateChanged(Box<CanvasStateChangedAction>),
     #[serde(rename = "session/titleChanged")]
     SessionTitleChanged(SessionTitleChangedAction),
     #[serde(rename = "chat/usage")]
-    ChatUsage(ChatUsageAction),
+    ChatUsage(Box<ChatUsageAction>),
     #[serde(rename = "chat/reasoning")]
     ChatReasoning(ChatReasoningAction),
     #[serde(rename = "session/isReadChanged")]
@@ -41686,7 +41686,7 @@ pub enum StateAction {
     #[serde(rename = "session/serverToolsChanged")]
     SessionServerToolsChanged(SessionServerToolsChangedAction),
     #[serde(rename = "session/activeClientSet")]
-    SessionActiveClientSet(SessionActiveClientSetAction),
+    SessionActiveClientSet(Box<SessionActiveClientSetAction>),
     #[serde(rename = "session/activeClientRemoved")]
     SessionActiveClientRemoved(SessionActiveClientRemovedAction),
     #[serde(rename = "session/workingDirectorySet")]
@@ -41704,21 +41704,21 @@ pub enum StateAction {
     #[serde(rename = "session/inputNeededRemoved")]
     SessionInputNeededRemoved(SessionInputNeededRemovedAction),
     #[serde(rename = "chat/pendingMessageSet")]
-    ChatPendingMessageSet(ChatPendingMessageSetAction),
+    ChatPendingMessageSet(Box<ChatPendingMessageSetAction>),
     #[serde(rename = "chat/pendingMessageRemoved")]
     ChatPendingMessageRemoved(ChatPendingMessageRemovedAction),
     #[serde(rename = "chat/queuedMessagesReordered")]
     ChatQueuedMessagesReordered(ChatQueuedMessagesReorderedAction),
     #[serde(rename = "chat/draftChanged")]
-    ChatDraftChanged(ChatDraftChangedAction),
+    ChatDraftChanged(Box<ChatDraftChangedAction>),
     #[serde(rename = "chat/isReadChanged")]
     ChatIsReadChanged(ChatIsReadChangedAction),
     #[serde(rename = "chat/isArchivedChanged")]
     ChatIsArchivedChanged(ChatIsArchivedChangedAction),
     #[serde(rename = "chat/inputRequested")]
-    ChatInputRequested(ChatInputRequestedAction),
+    ChatInputRequested(Box<ChatInputRequestedAction>),
     #[serde(rename = "chat/inputAnswerChanged")]
-    ChatInputAnswerChanged(ChatInputAnswerChangedAction),
+    ChatInputAnswerChanged(Box<ChatInputAnswerChangedAction>),
     #[serde(rename = "chat/inputCompleted")]
     ChatInputCompleted(ChatInputCompletedAction),
     #[serde(rename = "session/customizationsChanged")]
@@ -41746,29 +41746,29 @@ pub enum StateAction {
     #[serde(rename = "session/metaChanged")]
     SessionMetaChanged(SessionMetaChangedAction),
     #[serde(rename = "changeset/statusChanged")]
-    ChangesetStatusChanged(ChangesetStatusChangedAction),
+    ChangesetStatusChanged(Box<ChangesetStatusChangedAction>),
     #[serde(rename = "changeset/fileSet")]
-    ChangesetFileSet(ChangesetFileSetAction),
+    ChangesetFileSet(Box<ChangesetFileSetAction>),
     #[serde(rename = "changeset/fileRemoved")]
     ChangesetFileRemoved(ChangesetFileRemovedAction),
     #[serde(rename = "changeset/filesReviewChanged")]
     ChangesetFilesReviewChanged(ChangesetFilesReviewChangedAction),
     #[serde(rename = "changeset/contentChanged")]
-    ChangesetContentChanged(Box<ChangesetContentChangedAction>),
+    ChangesetContentChanged(ChangesetContentChangedAction),
     #[serde(rename = "changeset/operationsChanged")]
     ChangesetOperationsChanged(ChangesetOperationsChangedAction),
     #[serde(rename = "changeset/operationStatusChanged")]
-    ChangesetOperationStatusChanged(ChangesetOperationStatusChangedAction),
+    ChangesetOperationStatusChanged(Box<ChangesetOperationStatusChangedAction>),
     #[serde(rename = "changeset/cleared")]
     ChangesetCleared(ChangesetClearedAction),
     #[serde(rename = "annotations/set")]
-    AnnotationsSet(AnnotationsSetAction),
+    AnnotationsSet(Box<AnnotationsSetAction>),
     #[serde(rename = "annotations/updated")]
-    AnnotationsUpdated(AnnotationsUpdatedAction),
+    AnnotationsUpdated(Box<AnnotationsUpdatedAction>),
     #[serde(rename = "annotations/removed")]
     AnnotationsRemoved(AnnotationsRemovedAction),
     #[serde(rename = "annotations/entrySet")]
-    AnnotationsEntrySet(AnnotationsEntrySetAction),
+    AnnotationsEntrySet(Box<AnnotationsEntrySetAction>),
     #[serde(rename = "annotations/entryRemoved")]
     AnnotationsEntryRemoved(AnnotationsEntryRemovedAction),
     #[serde(rename = "root/terminalsChanged")]
@@ -41780,7 +41780,7 @@ pub enum StateAction {
     #[serde(rename = "terminal/resized")]
     TerminalResized(TerminalResizedAction),
     #[serde(rename = "terminal/claimed")]
-    TerminalClaimed(TerminalClaimedAction),
+    TerminalClaimed(Box<TerminalClaimedAction>),
     #[serde(rename = "terminal/titleChanged")]
     TerminalTitleChanged(TerminalTitleChangedAction),
     #[serde(rename = "terminal/cwdChanged")]
@@ -42168,16 +42168,16 @@ impl TaggedUnion for StateAction {
                 <SessionReadyAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::SessionCreationFailed(value) => {
-                <SessionCreationFailedAction as wire::WireStruct>::read_into(reader, value)?
+                <SessionCreationFailedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::SessionChatAdded(value) => {
-                <SessionChatAddedAction as wire::WireStruct>::read_into(reader, value)?
+                <SessionChatAddedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::SessionChatRemoved(value) => {
                 <SessionChatRemovedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::SessionChatUpdated(value) => {
-                <SessionChatUpdatedAction as wire::WireStruct>::read_into(reader, value)?
+                <SessionChatUpdatedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::SessionChatsReordered(value) => {
                 <SessionChatsReorderedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42186,28 +42186,28 @@ impl TaggedUnion for StateAction {
                 <SessionDefaultChatChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChatTurnStarted(value) => {
-                <ChatTurnStartedAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatTurnStartedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatDelta(value) => {
                 <ChatDeltaAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChatResponsePart(value) => {
-                <ChatResponsePartAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatResponsePartAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatToolCallStart(value) => {
-                <ChatToolCallStartAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatToolCallStartAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatToolCallDelta(value) => {
-                <ChatToolCallDeltaAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatToolCallDeltaAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatToolCallReady(value) => {
-                <ChatToolCallReadyAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatToolCallReadyAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatToolCallConfirmed(value) => {
-                <ChatToolCallConfirmedAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatToolCallConfirmedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatToolCallComplete(value) => {
-                <ChatToolCallCompleteAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatToolCallCompleteAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatToolCallResultConfirmed(value) => {
                 <ChatToolCallResultConfirmedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42216,7 +42216,10 @@ impl TaggedUnion for StateAction {
                 <ChatToolCallContentChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChatToolCallAuthRequired(value) => {
-                <ChatToolCallAuthRequiredAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatToolCallAuthRequiredAction as wire::WireStruct>::read_into(
+                    reader,
+                    &mut **value,
+                )?
             }
             Self::ChatToolCallAuthResolved(value) => {
                 <ChatToolCallAuthResolvedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42228,7 +42231,7 @@ impl TaggedUnion for StateAction {
                 <ChatTurnCancelledAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChatError(value) => {
-                <ChatErrorAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatErrorAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatTurnResume(value) => {
                 <ChatTurnResumeAction as wire::WireStruct>::read_into(reader, value)?
@@ -42237,7 +42240,7 @@ impl TaggedUnion for StateAction {
                 <ChatActivityChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChatBackgroundWorkSet(value) => {
-                <ChatBackgroundWorkSetAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatBackgroundWorkSetAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatBackgroundWorkRemoved(value) => {
                 <ChatBackgroundWorkRemovedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42252,13 +42255,13 @@ impl TaggedUnion for StateAction {
                 <ChatCanvasesChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::CanvasStateChanged(value) => {
-                <CanvasStateChangedAction as wire::WireStruct>::read_into(reader, value)?
+                <CanvasStateChangedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::SessionTitleChanged(value) => {
                 <SessionTitleChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChatUsage(value) => {
-                <ChatUsageAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatUsageAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatReasoning(value) => {
                 <ChatReasoningAction as wire::WireStruct>::read_into(reader, value)?
@@ -42279,7 +42282,7 @@ impl TaggedUnion for StateAction {
                 <SessionServerToolsChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::SessionActiveClientSet(value) => {
-                <SessionActiveClientSetAction as wire::WireStruct>::read_into(reader, value)?
+                <SessionActiveClientSetAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::SessionActiveClientRemoved(value) => {
                 <SessionActiveClientRemovedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42310,7 +42313,7 @@ impl TaggedUnion for StateAction {
                 <SessionInputNeededRemovedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChatPendingMessageSet(value) => {
-                <ChatPendingMessageSetAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatPendingMessageSetAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatPendingMessageRemoved(value) => {
                 <ChatPendingMessageRemovedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42319,7 +42322,7 @@ impl TaggedUnion for StateAction {
                 <ChatQueuedMessagesReorderedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChatDraftChanged(value) => {
-                <ChatDraftChangedAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatDraftChangedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatIsReadChanged(value) => {
                 <ChatIsReadChangedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42328,10 +42331,10 @@ impl TaggedUnion for StateAction {
                 <ChatIsArchivedChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChatInputRequested(value) => {
-                <ChatInputRequestedAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatInputRequestedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatInputAnswerChanged(value) => {
-                <ChatInputAnswerChangedAction as wire::WireStruct>::read_into(reader, value)?
+                <ChatInputAnswerChangedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChatInputCompleted(value) => {
                 <ChatInputCompletedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42383,10 +42386,10 @@ impl TaggedUnion for StateAction {
                 <SessionMetaChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChangesetStatusChanged(value) => {
-                <ChangesetStatusChangedAction as wire::WireStruct>::read_into(reader, value)?
+                <ChangesetStatusChangedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChangesetFileSet(value) => {
-                <ChangesetFileSetAction as wire::WireStruct>::read_into(reader, value)?
+                <ChangesetFileSetAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::ChangesetFileRemoved(value) => {
                 <ChangesetFileRemovedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42395,33 +42398,31 @@ impl TaggedUnion for StateAction {
                 <ChangesetFilesReviewChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChangesetContentChanged(value) => {
-                <ChangesetContentChangedAction as wire::WireStruct>::read_into(
-                    reader,
-                    &mut **value,
-                )?
+                <ChangesetContentChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChangesetOperationsChanged(value) => {
                 <ChangesetOperationsChangedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::ChangesetOperationStatusChanged(value) => {
                 <ChangesetOperationStatusChangedAction as wire::WireStruct>::read_into(
-                    reader, value,
+                    reader,
+                    &mut **value,
                 )?
             }
             Self::ChangesetCleared(value) => {
                 <ChangesetClearedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::AnnotationsSet(value) => {
-                <AnnotationsSetAction as wire::WireStruct>::read_into(reader, value)?
+                <AnnotationsSetAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::AnnotationsUpdated(value) => {
-                <AnnotationsUpdatedAction as wire::WireStruct>::read_into(reader, value)?
+                <AnnotationsUpdatedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::AnnotationsRemoved(value) => {
                 <AnnotationsRemovedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::AnnotationsEntrySet(value) => {
-                <AnnotationsEntrySetAction as wire::WireStruct>::read_into(reader, value)?
+                <AnnotationsEntrySetAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::AnnotationsEntryRemoved(value) => {
                 <AnnotationsEntryRemovedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42439,7 +42440,7 @@ impl TaggedUnion for StateAction {
                 <TerminalResizedAction as wire::WireStruct>::read_into(reader, value)?
             }
             Self::TerminalClaimed(value) => {
-                <TerminalClaimedAction as wire::WireStruct>::read_into(reader, value)?
+                <TerminalClaimedAction as wire::WireStruct>::read_into(reader, &mut **value)?
             }
             Self::TerminalTitleChanged(value) => {
                 <TerminalTitleChangedAction as wire::WireStruct>::read_into(reader, value)?
@@ -42724,16 +42725,16 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"session/ready\"", members)
             }
             Self::SessionCreationFailed(members) => {
-                encode::encode_variant(writer, TAG, "\"session/creationFailed\"", members)
+                encode::encode_variant(writer, TAG, "\"session/creationFailed\"", &**members)
             }
             Self::SessionChatAdded(members) => {
-                encode::encode_variant(writer, TAG, "\"session/chatAdded\"", members)
+                encode::encode_variant(writer, TAG, "\"session/chatAdded\"", &**members)
             }
             Self::SessionChatRemoved(members) => {
                 encode::encode_variant(writer, TAG, "\"session/chatRemoved\"", members)
             }
             Self::SessionChatUpdated(members) => {
-                encode::encode_variant(writer, TAG, "\"session/chatUpdated\"", members)
+                encode::encode_variant(writer, TAG, "\"session/chatUpdated\"", &**members)
             }
             Self::SessionChatsReordered(members) => {
                 encode::encode_variant(writer, TAG, "\"session/chatsReordered\"", members)
@@ -42742,28 +42743,28 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"session/defaultChatChanged\"", members)
             }
             Self::ChatTurnStarted(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/turnStarted\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/turnStarted\"", &**members)
             }
             Self::ChatDelta(members) => {
                 encode::encode_variant(writer, TAG, "\"chat/delta\"", members)
             }
             Self::ChatResponsePart(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/responsePart\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/responsePart\"", &**members)
             }
             Self::ChatToolCallStart(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/toolCallStart\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/toolCallStart\"", &**members)
             }
             Self::ChatToolCallDelta(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/toolCallDelta\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/toolCallDelta\"", &**members)
             }
             Self::ChatToolCallReady(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/toolCallReady\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/toolCallReady\"", &**members)
             }
             Self::ChatToolCallConfirmed(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/toolCallConfirmed\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/toolCallConfirmed\"", &**members)
             }
             Self::ChatToolCallComplete(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/toolCallComplete\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/toolCallComplete\"", &**members)
             }
             Self::ChatToolCallResultConfirmed(members) => {
                 encode::encode_variant(writer, TAG, "\"chat/toolCallResultConfirmed\"", members)
@@ -42772,7 +42773,7 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"chat/toolCallContentChanged\"", members)
             }
             Self::ChatToolCallAuthRequired(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/toolCallAuthRequired\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/toolCallAuthRequired\"", &**members)
             }
             Self::ChatToolCallAuthResolved(members) => {
                 encode::encode_variant(writer, TAG, "\"chat/toolCallAuthResolved\"", members)
@@ -42784,7 +42785,7 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"chat/turnCancelled\"", members)
             }
             Self::ChatError(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/error\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/error\"", &**members)
             }
             Self::ChatTurnResume(members) => {
                 encode::encode_variant(writer, TAG, "\"chat/turnResume\"", members)
@@ -42793,7 +42794,7 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"chat/activityChanged\"", members)
             }
             Self::ChatBackgroundWorkSet(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/backgroundWorkSet\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/backgroundWorkSet\"", &**members)
             }
             Self::ChatBackgroundWorkRemoved(members) => {
                 encode::encode_variant(writer, TAG, "\"chat/backgroundWorkRemoved\"", members)
@@ -42808,13 +42809,13 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"chat/canvasesChanged\"", members)
             }
             Self::CanvasStateChanged(members) => {
-                encode::encode_variant(writer, TAG, "\"canvas/stateChanged\"", members)
+                encode::encode_variant(writer, TAG, "\"canvas/stateChanged\"", &**members)
             }
             Self::SessionTitleChanged(members) => {
                 encode::encode_variant(writer, TAG, "\"session/titleChanged\"", members)
             }
             Self::ChatUsage(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/usage\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/usage\"", &**members)
             }
             Self::ChatReasoning(members) => {
                 encode::encode_variant(writer, TAG, "\"chat/reasoning\"", members)
@@ -42835,7 +42836,7 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"session/serverToolsChanged\"", members)
             }
             Self::SessionActiveClientSet(members) => {
-                encode::encode_variant(writer, TAG, "\"session/activeClientSet\"", members)
+                encode::encode_variant(writer, TAG, "\"session/activeClientSet\"", &**members)
             }
             Self::SessionActiveClientRemoved(members) => {
                 encode::encode_variant(writer, TAG, "\"session/activeClientRemoved\"", members)
@@ -42862,7 +42863,7 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"session/inputNeededRemoved\"", members)
             }
             Self::ChatPendingMessageSet(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/pendingMessageSet\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/pendingMessageSet\"", &**members)
             }
             Self::ChatPendingMessageRemoved(members) => {
                 encode::encode_variant(writer, TAG, "\"chat/pendingMessageRemoved\"", members)
@@ -42871,7 +42872,7 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"chat/queuedMessagesReordered\"", members)
             }
             Self::ChatDraftChanged(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/draftChanged\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/draftChanged\"", &**members)
             }
             Self::ChatIsReadChanged(members) => {
                 encode::encode_variant(writer, TAG, "\"chat/isReadChanged\"", members)
@@ -42880,10 +42881,10 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"chat/isArchivedChanged\"", members)
             }
             Self::ChatInputRequested(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/inputRequested\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/inputRequested\"", &**members)
             }
             Self::ChatInputAnswerChanged(members) => {
-                encode::encode_variant(writer, TAG, "\"chat/inputAnswerChanged\"", members)
+                encode::encode_variant(writer, TAG, "\"chat/inputAnswerChanged\"", &**members)
             }
             Self::ChatInputCompleted(members) => {
                 encode::encode_variant(writer, TAG, "\"chat/inputCompleted\"", members)
@@ -42928,10 +42929,10 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"session/metaChanged\"", members)
             }
             Self::ChangesetStatusChanged(members) => {
-                encode::encode_variant(writer, TAG, "\"changeset/statusChanged\"", members)
+                encode::encode_variant(writer, TAG, "\"changeset/statusChanged\"", &**members)
             }
             Self::ChangesetFileSet(members) => {
-                encode::encode_variant(writer, TAG, "\"changeset/fileSet\"", members)
+                encode::encode_variant(writer, TAG, "\"changeset/fileSet\"", &**members)
             }
             Self::ChangesetFileRemoved(members) => {
                 encode::encode_variant(writer, TAG, "\"changeset/fileRemoved\"", members)
@@ -42940,28 +42941,31 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"changeset/filesReviewChanged\"", members)
             }
             Self::ChangesetContentChanged(members) => {
-                encode::encode_variant(writer, TAG, "\"changeset/contentChanged\"", &**members)
+                encode::encode_variant(writer, TAG, "\"changeset/contentChanged\"", members)
             }
             Self::ChangesetOperationsChanged(members) => {
                 encode::encode_variant(writer, TAG, "\"changeset/operationsChanged\"", members)
             }
-            Self::ChangesetOperationStatusChanged(members) => {
-                encode::encode_variant(writer, TAG, "\"changeset/operationStatusChanged\"", members)
-            }
+            Self::ChangesetOperationStatusChanged(members) => encode::encode_variant(
+                writer,
+                TAG,
+                "\"changeset/operationStatusChanged\"",
+                &**members,
+            ),
             Self::ChangesetCleared(members) => {
                 encode::encode_variant(writer, TAG, "\"changeset/cleared\"", members)
             }
             Self::AnnotationsSet(members) => {
-                encode::encode_variant(writer, TAG, "\"annotations/set\"", members)
+                encode::encode_variant(writer, TAG, "\"annotations/set\"", &**members)
             }
             Self::AnnotationsUpdated(members) => {
-                encode::encode_variant(writer, TAG, "\"annotations/updated\"", members)
+                encode::encode_variant(writer, TAG, "\"annotations/updated\"", &**members)
             }
             Self::AnnotationsRemoved(members) => {
                 encode::encode_variant(writer, TAG, "\"annotations/removed\"", members)
             }
             Self::AnnotationsEntrySet(members) => {
-                encode::encode_variant(writer, TAG, "\"annotations/entrySet\"", members)
+                encode::encode_variant(writer, TAG, "\"annotations/entrySet\"", &**members)
             }
             Self::AnnotationsEntryRemoved(members) => {
                 encode::encode_variant(writer, TAG, "\"annotations/entryRemoved\"", members)
@@ -42979,7 +42983,7 @@ impl Encode for StateAction {
                 encode::encode_variant(writer, TAG, "\"terminal/resized\"", members)
             }
             Self::TerminalClaimed(members) => {
-                encode::encode_variant(writer, TAG, "\"terminal/claimed\"", members)
+                encode::encode_variant(writer, TAG, "\"terminal/claimed\"", &**members)
             }
             Self::TerminalTitleChanged(members) => {
                 encode::encode_variant(writer, TAG, "\"terminal/titleChanged\"", members)
@@ -43497,7 +43501,7 @@ pub struct InitializeParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Protocol versions the client is willing to speak, ordered from most
     /// preferred to least preferred. Each entry is a [SemVer](https://semver.org)
     /// `MAJOR.MINOR.PATCH` string (e.g. `"0.1.0"`).
@@ -43721,7 +43725,7 @@ pub struct InitializeResult {
     /// understand. Capabilities needed for interoperable behavior SHOULD use typed
     /// fields on {@link InitializeResult} instead.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Snapshots for each `initialSubscriptions` URI
     #[serde(rename = "snapshots")]
     pub snapshots: Vec<Snapshot>,
@@ -44654,7 +44658,7 @@ pub struct ReconnectParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Client identifier from the original connection
     #[serde(rename = "clientId")]
     pub client_id: String,
@@ -44972,7 +44976,7 @@ pub struct SubscribeParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Optional delivery preferences for this subscription.
     ///
     /// Servers MAY use these preferences to buffer and coalesce high-frequency
@@ -45377,7 +45381,7 @@ pub struct CreateSessionParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Agent provider ID
     #[serde(rename = "provider", default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
@@ -45577,7 +45581,7 @@ pub struct DisposeSessionParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -45883,7 +45887,7 @@ pub struct CreateChatParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Chat URI (client-chosen, e.g. `ahp-chat:/<uuid>`).
     #[serde(rename = "chat")]
     pub chat: String,
@@ -46057,7 +46061,7 @@ pub struct DisposeChatParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -46356,7 +46360,7 @@ pub struct MoveChatParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Atomic move destination.
     #[serde(rename = "destination")]
     pub destination: ChatMoveDestination,
@@ -46555,7 +46559,7 @@ pub struct ListSessionsParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Maximum number of entries to return in this page. The server SHOULD respect
     /// this bound but MAY return fewer entries and MAY impose its own upper cap.
     /// Omit to let the server choose the page size.
@@ -46790,7 +46794,7 @@ pub struct ResourceReadParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Content URI from a `ContentRef`
     #[serde(rename = "uri")]
     pub uri: String,
@@ -47028,7 +47032,7 @@ pub struct ResourceWriteParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Target file URI on the server filesystem
     #[serde(rename = "uri")]
     pub uri: String,
@@ -47321,7 +47325,7 @@ pub struct ResourceListParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Directory URI on the server filesystem
     #[serde(rename = "uri")]
     pub uri: String,
@@ -47608,7 +47612,7 @@ pub struct ResourceCopyParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Source URI to copy from
     #[serde(rename = "source")]
     pub source: String,
@@ -47821,7 +47825,7 @@ pub struct ResourceDeleteParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// URI of the resource to delete
     #[serde(rename = "uri")]
     pub uri: String,
@@ -48020,7 +48024,7 @@ pub struct ResourceMoveParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Source URI to move from
     #[serde(rename = "source")]
     pub source: String,
@@ -48240,7 +48244,7 @@ pub struct ResourceResolveParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// URI to resolve
     #[serde(rename = "uri")]
     pub uri: String,
@@ -48538,7 +48542,7 @@ pub struct ResourceMkdirParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Directory URI to create (parents created as needed).
     #[serde(rename = "uri")]
     pub uri: String,
@@ -48740,7 +48744,7 @@ pub struct ResourceRequestParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Resource URI being requested. Typically a `file:` URI on the receiver's
     /// filesystem, but any URI scheme that the receiver mediates access to is
     /// allowed.
@@ -48963,7 +48967,7 @@ pub struct CreateResourceWatchParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// URI to watch.
     #[serde(rename = "uri")]
     pub uri: String,
@@ -49209,7 +49213,7 @@ pub struct FetchTurnsParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Opaque cursor from `ChatState.turnsNextCursor`.
     ///
     /// The host MUST reject unrecognised cursors with `InvalidParams`. Omit only
@@ -49598,7 +49602,7 @@ pub struct AuthenticateParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// The protected resource identifier. MUST match a `resource` value the
     /// server has advertised — via `ProtectedResourceMetadata` in
     /// `AgentInfo.protectedResources`, or via a live
@@ -49844,7 +49848,7 @@ pub struct CreateTerminalParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Initial owner of the terminal
     #[serde(rename = "claim")]
     pub claim: TerminalClaim,
@@ -49996,7 +50000,7 @@ pub struct DisposeTerminalParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Members this protocol version does not know (from a newer peer or an extension),
     /// kept verbatim so they survive decoding, reducing and encoding.
     #[serde(flatten)]
@@ -50100,7 +50104,7 @@ pub struct ResolveSessionConfigParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Agent provider ID
     #[serde(rename = "provider", default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
@@ -50332,7 +50336,7 @@ pub struct SessionConfigCompletionsParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Agent provider ID
     #[serde(rename = "provider", default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
@@ -50690,7 +50694,7 @@ pub struct CompletionsParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// What kind of completion is being requested.
     #[serde(rename = "kind")]
     pub kind: CompletionItemKind,
@@ -51050,7 +51054,7 @@ pub struct InvokeChangesetOperationParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Matches {@link ChangesetOperation.id} from the changeset's `operations` list.
     #[serde(rename = "operationId")]
     pub operation_id: String,
@@ -51379,7 +51383,7 @@ pub struct ListAutomationTriggerDefinitionsParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Prospective provider id matching {@link AgentInfo.provider}, or omitted for the host default.
     #[serde(rename = "provider", default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
@@ -51611,7 +51615,7 @@ pub struct RunAutomationParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Target {@link AutomationEntry.resource}.
     #[serde(rename = "automation")]
     pub automation: String,
@@ -51819,7 +51823,7 @@ pub struct FetchAutomationRunsParams {
     /// Optional JSON-serializable metadata associated with this request.
     /// Receivers MUST ignore keys they do not understand.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Target {@link AutomationEntry.resource}.
     #[serde(rename = "automation")]
     pub automation: String,
@@ -53563,7 +53567,7 @@ pub struct PartialSessionSummary {
     /// SHOULD keep the payload small because summaries appear in session lists
     /// and session notifications.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<JsonObject>,
+    pub meta: Option<Box<JsonObject>>,
     /// Lightweight host-authoritative ordered chat catalog.
     #[serde(rename = "chats", default, skip_serializing_if = "Option::is_none")]
     pub chats: Option<Vec<SessionChatSummary>>,

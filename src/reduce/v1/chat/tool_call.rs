@@ -486,7 +486,7 @@ struct Base {
     display_name: String,
     intention: Option<String>,
     contributor: Option<ToolCallContributor>,
-    meta: Option<JsonObject>,
+    meta: Option<Box<JsonObject>>,
     invocation_message: StringOrMarkdown,
     tool_input: Option<ToolInput>,
     confirmed: ToolCallConfirmationReason,
@@ -594,7 +594,11 @@ impl Base {
             display_name: member(raw, "displayName").unwrap_or_default(),
             intention: member(raw, "intention"),
             contributor: member(raw, "contributor"),
-            meta: raw.get("_meta").and_then(JsonValue::as_object).cloned(),
+            meta: raw
+                .get("_meta")
+                .and_then(JsonValue::as_object)
+                .cloned()
+                .map(Box::new),
             invocation_message: member(raw, "invocationMessage").unwrap_or_default(),
             tool_input: member(raw, "toolInput"),
             confirmed: ToolCallConfirmationReason::NotNeeded,
