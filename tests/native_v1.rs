@@ -142,16 +142,13 @@ async fn offering_1_0_only_or_both_speaks_1_0_and_confirms_an_own_turn() {
         assert_eq!(active(&chat_state(&client)).as_deref(), Some("hi"));
         let confirmed = tokio::time::timeout(Duration::from_secs(5), async {
             loop {
-                match events.recv().await.unwrap() {
-                    ClientEvent::Protocol(Event::ChannelV1(e)) => match *e {
-                        ChannelEventV1::Changed {
-                            pending: 0,
-                            confirmed_changed,
-                            ..
-                        } => break confirmed_changed,
-                        _ => continue,
-                    },
-                    _ => continue,
+                if let ClientEvent::Protocol(Event::ChannelV1(ChannelEventV1::Changed {
+                    pending: 0,
+                    confirmed_changed,
+                    ..
+                })) = events.recv().await.unwrap()
+                {
+                    break confirmed_changed;
                 }
             }
         })
@@ -233,10 +230,12 @@ async fn an_action_of_0_3_0_on_a_1_0_connection_is_a_wrong_protocol_version_erro
     assert_eq!(client.dispatch_v1(CHAT, draft).unwrap(), 1);
     tokio::time::timeout(Duration::from_secs(5), async {
         loop {
-            if let ClientEvent::Protocol(Event::ChannelV1(e)) = events.recv().await.unwrap() {
-                if let ChannelEventV1::Changed { pending: 0, .. } = *e {
-                    break;
-                }
+            if let ClientEvent::Protocol(Event::ChannelV1(ChannelEventV1::Changed {
+                pending: 0,
+                ..
+            })) = events.recv().await.unwrap()
+            {
+                break;
             }
         }
     })

@@ -306,10 +306,11 @@ pub enum Event {
     /// [`Engine::respond`](super::Engine::respond).
     ServerRequest(ServerRequest),
     /// What happened to a 1.0 channel's mirror, when the host speaks AHP 1.0 (the
-    /// version-free events, such as [`Event::Subscribed`], are shared). Boxed, so that the
-    /// 0.3.0 events do not grow by 1.0's larger actions. Feature `v1`.
+    /// version-free events, such as [`Event::Subscribed`], are shared). Not boxed: 1.0's
+    /// actions are as small as 0.3.0's, so this is no larger than the 0.3.0 events, and a
+    /// streamed delta allocates no event. Feature `v1`.
     #[cfg(feature = "v1")]
-    ChannelV1(Box<ChannelEventV1>),
+    ChannelV1(ChannelEventV1),
     /// A frame that could not be used; it was skipped and the connection goes on.
     Malformed {
         /// What is wrong.
@@ -381,7 +382,7 @@ impl<K, A, C> ChannelEvent<K, A, C> {
 pub type ChannelEventV0_3 =
     ChannelEvent<crate::sync::ChannelKind, crate::protocol::StateAction, ResourceChange>;
 
-/// An AHP 1.0 channel's [`ChannelEvent`] (boxed in [`Event::ChannelV1`]); a 1.0 watch's
+/// An AHP 1.0 channel's [`ChannelEvent`] (in [`Event::ChannelV1`]); a 1.0 watch's
 /// changes are JSON, as 1.0 types them (the `changes` of each action).
 #[cfg(feature = "v1")]
 pub type ChannelEventV1 = ChannelEvent<
@@ -425,12 +426,12 @@ impl Event {
         })
     }
 
-    /// A 1.0 channel event, unboxed; any other event back as `Err`.
+    /// A 1.0 channel event; any other event back as `Err`.
     #[cfg(feature = "v1")]
     #[allow(clippy::result_large_err)] // the event itself, moved back: no allocation per event
     pub fn into_channel_event_v1(self) -> Result<ChannelEventV1, Event> {
         match self {
-            Event::ChannelV1(event) => Ok(*event),
+            Event::ChannelV1(event) => Ok(event),
             other => Err(other),
         }
     }

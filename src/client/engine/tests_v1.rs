@@ -92,7 +92,7 @@ fn v1_events(events: &[Event]) -> Vec<&ChannelEventV1> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::ChannelV1(e) => Some(&**e),
+            Event::ChannelV1(e) => Some(e),
             _ => None,
         })
         .collect()

@@ -1,7 +1,7 @@
 //! What the engine does with mirrors, written once for both protocol versions: optimistic
 //! dispatch, snapshots, batches of envelopes, pending actions dropped. A [`Version`] names the
 //! version's mirror type ([`VersionMirror`]), where its mirrors are in the channel table, and
-//! how its channel events are reported (0.3.0's as [`Event`]'s own variants, 1.0's boxed in
+//! how its channel events are reported (0.3.0's as [`Event`]'s own variants, 1.0's in
 //! `Event::ChannelV1`).
 
 use super::channels::Channels;
@@ -325,7 +325,7 @@ impl Version for V0_3 {
     }
 }
 
-/// AHP 1.0: channel events boxed in `Event::ChannelV1`.
+/// AHP 1.0: channel events in `Event::ChannelV1`.
 #[cfg(feature = "v1")]
 pub(super) struct V1;
 
@@ -387,5 +387,5 @@ use super::events::ChannelEventV1;
 
 #[cfg(feature = "v1")]
 fn v1_event(event: ChannelEventV1) -> Event {
-    Event::ChannelV1(Box::new(event))
+    Event::ChannelV1(event)
 }

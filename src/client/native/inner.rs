@@ -185,7 +185,7 @@ impl Inner {
                 #[cfg(feature = "v1")]
                 Event::ChannelV1(ref e) => {
                     if let Some(tx) = lock(&self.channels).get(e.channel()) {
-                        let _ = tx.send(SubscriptionEvent::V1(e.clone()));
+                        let _ = tx.send(SubscriptionEvent::V1(Box::new(e.clone())));
                     }
                     self.publish(event);
                 }
