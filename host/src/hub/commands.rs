@@ -42,6 +42,9 @@ pub(super) struct InitializeOut {
     /// The largest frame this host reads (`--max-frame-bytes`; an `ahp-host` extension): a
     /// client can refuse a larger request itself instead of sending it for nothing.
     pub max_frame_bytes: usize,
+    /// AHP 1.0's automation capabilities (1.0 clients only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub automations: Option<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -404,6 +407,7 @@ impl Hub {
             completion_trigger_characters: ["@", "/"],
             client_secret,
             max_frame_bytes: self.core.limits.max_frame_bytes,
+            automations: None,
         };
         self.core.respond(conn, id, &out);
         Ok(())
@@ -514,6 +518,16 @@ impl Hub {
         id: &RequestId,
         p: CreateSessionParams,
     ) -> Result<(), ErrorObject> {
+        self.open_session(Some((conn, id)), p)
+    }
+
+    /// Creates a session: for a client's `createSession` (`creator`, answered here), or for
+    /// the host itself (an automation run), with the same checks but the client's own.
+    pub(super) fn open_session(
+        &mut self,
+        creator: Option<(ConnId, &RequestId)>,
+        p: CreateSessionParams,
+    ) -> Result<(), ErrorObject> {
         let uri = p.channel;
         if !valid_session_uri(&uri) {
             return Err(invalid(
@@ -534,7 +548,9 @@ impl Hub {
             ));
         }
         let provider = self.check_provider(p.provider.as_deref())?;
-        self.agent_usable(conn)?;
+        if let Some((conn, _)) = creator {
+            self.agent_usable(conn)?;
+        }
         let workdir = match &p.working_directory {
             Some(dir) => self.check_workdir(dir)?,
             None => self.core.sandbox.root().to_path_buf(),
@@ -546,7 +562,8 @@ impl Hub {
         )
         .map_err(invalid)?;
         if let Some(active) = &p.active_client {
-            if Some(active.client_id.as_str()) != self.core.conn_client_id(conn) {
+            let creator_id = creator.and_then(|(conn, _)| self.core.conn_client_id(conn));
+            if Some(active.client_id.as_str()) != creator_id {
                 return Err(invalid(
                     "activeClient.clientId must be the creating client's id",
                 ));
@@ -602,7 +619,9 @@ impl Hub {
         session.record_turns(&mut self.core.ops);
         session.record_head(self.core.seq, &mut self.core.ops);
         self.core.sessions.insert(uri.clone(), session);
-        self.core.respond(conn, id, &EmptyResult);
+        if let Some((conn, id)) = creator {
+            self.core.respond(conn, id, &EmptyResult);
+        }
         // The backend needs no initialisation: the session is ready at once.
         self.apply_server(
             &uri,
