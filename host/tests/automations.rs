@@ -6,8 +6,12 @@
 //! received) ends equal to a fresh snapshot.
 
 mod common;
+mod v1_support;
 
 use ahp_host::RunningHost;
+use ahp_types_v1::actions::ActionEnvelope as OfficialEnvelope;
+use ahp_types_v1::state::{Snapshot as OfficialSnapshot, SnapshotState};
+use ahp_v1::{Client as Official, ClientConfig, SubscriptionEvent};
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::v1;
@@ -58,7 +62,13 @@ impl V1 {
             let action: v1::StateAction = serde_json::from_value(envelope["action"].clone())
                 .unwrap_or_else(|e| panic!("a 1.0 action ({e}): {envelope}"));
             assert!(!matches!(action, v1::StateAction::Unknown(_)), "{envelope}");
+            let _: OfficialEnvelope = serde_json::from_value(envelope.clone())
+                .unwrap_or_else(|e| panic!("an official 1.0 envelope ({e}): {envelope}"));
             self.log.push(envelope);
+        }
+        if let Some(snapshot) = frame["result"].get("snapshot") {
+            let _: OfficialSnapshot = serde_json::from_value(snapshot.clone())
+                .unwrap_or_else(|e| panic!("an official 1.0 snapshot ({e}): {snapshot}"));
         }
         frame
     }
@@ -189,6 +199,24 @@ fn statuses(entry: &Value) -> Vec<String> {
         .iter()
         .map(|r| r["lifecycle"]["status"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// Entry `uri` from fresh snapshots, once it satisfies `done`.
+async fn settled(v: &mut V1, uri: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..300 {
+        let snapshot = v.subscribe(CATALOGUE).await;
+        let entries = snapshot["state"]["entries"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if let Some(entry) = entries.into_iter().find(|e| e["resource"] == uri) {
+            if done(&entry) {
+                return entry;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{uri} did not settle");
 }
 
 /// The turns of a run's session, from its default chat's 1.0 snapshot.
@@ -599,4 +627,231 @@ async fn automations_and_runs_survive_a_restart() {
     let turns = session_turns(&mut v, session).await;
     assert_eq!(turns[0]["message"]["text"], "remember me");
     host.shutdown().await;
+}
+
+#[tokio::test]
+async fn older_runs_are_paged_in_by_fetch_automation_runs() {
+    let t = start_host().await;
+    let mut v = V1::connect(&t, "pager").await;
+    let snapshot = v.subscribe(CATALOGUE).await;
+    let uri = "ahp-automation:/busy";
+    let seq = v
+        .dispatch(CATALOGUE, create(uri, definition("Busy", "hi", json!([]))))
+        .await;
+    assert!(v.echo(seq).await.get("rejectionReason").is_none());
+    for n in 0..23 {
+        let params =
+            json!({"channel": ROOT_CHANNEL, "automation": uri, "requestId": format!("p{n}")});
+        let answer = v.request("runAutomation", params).await;
+        assert!(answer["result"]["resource"].is_string(), "{answer}");
+    }
+    // Every run over: the entry shows the newest 20 and a cursor to the others.
+    let entry = settled(&mut v, uri, |e| {
+        statuses(e).iter().all(|s| s == "completed")
+    })
+    .await;
+    assert_eq!(entry["runs"].as_array().unwrap().len(), 20, "{entry}");
+    assert!(entry["runsNextCursor"].is_string(), "{entry}");
+    let cursor = entry["runsNextCursor"].clone();
+    let answer = v
+        .request(
+            "fetchAutomationRuns",
+            json!({"channel": ROOT_CHANNEL, "automation": uri, "cursor": cursor}),
+        )
+        .await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+    // The page arrives as `automation/set`, before the answer.
+    let entry = v
+        .log
+        .iter()
+        .rev()
+        .find(|e| e["action"]["type"] == "automation/set")
+        .expect("the entry republished")["action"]["automation"]
+        .clone();
+    assert_eq!(entry["runs"].as_array().unwrap().len(), 23, "{entry}");
+    assert!(entry.get("runsNextCursor").is_none(), "{entry}");
+    let runs: Vec<&str> = entry["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["resource"].as_str().unwrap())
+        .collect();
+    let unique: std::collections::HashSet<&&str> = runs.iter().collect();
+    assert_eq!(unique.len(), 23, "{runs:?}");
+    let fresh = v.subscribe(CATALOGUE).await;
+    assert_eq!(catalogue_mirror(&snapshot, &v.log), fresh["state"]);
+}
+
+/// Sets the stored next occurrence of every trigger of `uri` to an hour ago, as if the host
+/// had been down when they were due.
+fn miss_occurrences(data: &std::path::Path, uri: &str) {
+    let db = rusqlite::Connection::open(data.join("ahp-host.sqlite3")).unwrap();
+    let json: String = db
+        .query_row("SELECT json FROM automations WHERE uri = ?1", [uri], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let mut stored: Value = serde_json::from_str(&json).unwrap();
+    let past = jiff::Timestamp::now()
+        .checked_sub(jiff::SignedDuration::from_hours(1))
+        .unwrap()
+        .to_string();
+    for (_, due) in stored["due"].as_object_mut().unwrap() {
+        *due = past.clone().into();
+    }
+    db.execute(
+        "UPDATE automations SET json = ?1 WHERE uri = ?2",
+        [stored.to_string(), uri.to_owned()],
+    )
+    .unwrap();
+}
+
+#[tokio::test]
+async fn missed_occurrences_are_made_up_once_or_skipped_as_the_policy_says() {
+    let t = start_host().await;
+    let mut v = V1::connect(&t, "misfire").await;
+    v.subscribe(CATALOGUE).await;
+    let trigger = |policy: &str| {
+        json!([{"kind": "schedule", "id": "hourly", "misfirePolicy": policy,
+                "schedule": {"expression": "0 * * * *", "timeZone": "UTC"}}])
+    };
+    let once = "ahp-automation:/catch-up";
+    let skip = "ahp-automation:/skip";
+    for (uri, policy) in [(once, "runOnce"), (skip, "skip")] {
+        let seq = v
+            .dispatch(
+                CATALOGUE,
+                create(uri, definition("Hourly", "catch up", trigger(policy))),
+            )
+            .await;
+        assert!(v.echo(seq).await.get("rejectionReason").is_none());
+    }
+    v.c.close().await;
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    miss_occurrences(data.path(), once);
+    miss_occurrences(data.path(), skip);
+    let host = restart(data.path(), work.path()).await;
+    let mut v = V1::connect_to(&host, "misfire").await;
+    v.subscribe(CATALOGUE).await;
+    // The catch-up run may be over before this client subscribes: polled.
+    let entry = settled(&mut v, once, |e| statuses(e) == ["completed"]).await;
+    let origin = &entry["runs"][0]["origin"];
+    assert_eq!(origin["kind"], "trigger", "{entry}");
+    assert_eq!(origin["catchUp"], true, "{entry}");
+    assert!(origin["scheduledFor"].is_string(), "{entry}");
+    let next = entry["nextRunAt"]
+        .as_str()
+        .unwrap()
+        .parse::<jiff::Timestamp>()
+        .unwrap();
+    assert!(next > jiff::Timestamp::now(), "{entry}");
+    let fresh = v.subscribe(CATALOGUE).await;
+    let skipped = fresh["state"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["resource"] == skip)
+        .unwrap()
+        .clone();
+    assert_eq!(skipped["runs"], json!([]), "{skipped}");
+    let next = skipped["nextRunAt"]
+        .as_str()
+        .unwrap()
+        .parse::<jiff::Timestamp>()
+        .unwrap();
+    assert!(next > jiff::Timestamp::now(), "{skipped}");
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_official_1_0_client_mirrors_the_catalogue_and_a_run() {
+    let t = start_host().await;
+    let (ws, _) = tokio_tungstenite::connect_async(url_with_token(&t.host))
+        .await
+        .unwrap();
+    let client = Official::connect(v1_support::WsTransport(ws), ClientConfig::default())
+        .await
+        .expect("connected");
+    let init = client
+        .initialize("official-auto".into(), vec!["1.0.0".into()], vec![])
+        .await
+        .expect("initialize");
+    assert!(init.automations.is_some_and(|a| a.create.is_some()));
+    let mut events = client.events();
+    let (sub, _) = client.subscribe(CATALOGUE.into()).await.expect("subscribe");
+    let snapshot = sub.snapshot.expect("a snapshot");
+    let SnapshotState::Automations(catalogue) = snapshot.state else {
+        panic!("a catalogue snapshot expected");
+    };
+    let mut catalogue = *catalogue;
+    let uri = "ahp-automation:/official";
+    let action =
+        serde_json::from_value(create(uri, definition("Official", "hi there", json!([])))).unwrap();
+    client
+        .dispatch(CATALOGUE.into(), action)
+        .await
+        .expect("dispatch");
+    let run: Value = client
+        .request(
+            "runAutomation",
+            json!({"channel": ROOT_CHANNEL, "automation": uri, "requestId": "o1"}),
+        )
+        .await
+        .expect("runAutomation");
+    let run = run["resource"].as_str().unwrap().to_owned();
+    let (run_sub, _) = client.subscribe(run.clone()).await.expect("subscribe run");
+    let run_snapshot = run_sub.snapshot.expect("a snapshot");
+    let run_from = u64::try_from(run_snapshot.from_seq).unwrap();
+    let SnapshotState::AutomationRun(run_state) = run_snapshot.state else {
+        panic!("a run snapshot expected");
+    };
+    let mut run_state = *run_state;
+    let from = u64::try_from(snapshot.from_seq).unwrap();
+    let done = |state: &ahp_types_v1::state::AutomationRunState| {
+        serde_json::to_value(&state.lifecycle).unwrap()["status"] == "completed"
+    };
+    while !done(&run_state) {
+        let event = tokio::time::timeout(WAIT, events.recv())
+            .await
+            .expect("the run completes")
+            .expect("connected");
+        let SubscriptionEvent::Action(envelope) = event.event else {
+            continue;
+        };
+        assert!(envelope.rejection_reason.is_none(), "{envelope:?}");
+        if envelope.channel == CATALOGUE && envelope.server_seq > from {
+            ahp_v1::reducers::apply_action_to_automation(&mut catalogue, &envelope.action);
+        }
+        if envelope.channel == run && envelope.server_seq > run_from {
+            ahp_v1::reducers::apply_action_to_automation_run(&mut run_state, &envelope.action);
+        }
+    }
+    // The entry's summary follows the run's lifecycle in the same batch.
+    while let Ok(Some(event)) =
+        tokio::time::timeout(Duration::from_millis(300), events.recv()).await
+    {
+        if let SubscriptionEvent::Action(envelope) = event.event {
+            if envelope.channel == CATALOGUE {
+                ahp_v1::reducers::apply_action_to_automation(&mut catalogue, &envelope.action);
+            }
+        }
+    }
+    let (fresh, _) = client.subscribe(CATALOGUE.into()).await.expect("again");
+    let SnapshotState::Automations(fresh) = fresh.snapshot.unwrap().state else {
+        panic!("a catalogue snapshot expected");
+    };
+    assert_eq!(
+        serde_json::to_value(&catalogue).unwrap(),
+        serde_json::to_value(&*fresh).unwrap()
+    );
+    let (fresh_run, _) = client.subscribe(run.clone()).await.expect("again");
+    let SnapshotState::AutomationRun(fresh_run) = fresh_run.snapshot.unwrap().state else {
+        panic!("a run snapshot expected");
+    };
+    assert_eq!(
+        serde_json::to_value(&run_state).unwrap(),
+        serde_json::to_value(&*fresh_run).unwrap()
+    );
+    client.shutdown().await;
 }
