@@ -262,7 +262,7 @@ impl Automations {
             .values()
             .filter(|r| r.state.automation == uri)
             .collect();
-        runs.sort_by(|a, b| b.created.cmp(&a.created));
+        runs.sort_by_key(|r| std::cmp::Reverse(r.created));
         let summaries: Vec<v1::AutomationRunSummary> = runs
             .iter()
             .take(book.shown)
