@@ -362,6 +362,33 @@ async fn manual_runs_complete_and_cancelled_runs_end_cancelled() {
     assert_eq!(run_snapshot["state"]["sessions"], json!([session]));
     let turns = session_turns(&mut v, session).await;
     assert_eq!(turns[0]["state"], "complete", "{turns:?}");
+    // The session knows the run that made it.
+    let origin = json!({"kind": "automation", "automation": quick, "run": run});
+    let session_snapshot = v.subscribe(session).await;
+    assert_eq!(
+        session_snapshot["state"]["origin"], origin,
+        "{session_snapshot}"
+    );
+    let listed = v
+        .request("listSessions", json!({"channel": ROOT_CHANNEL}))
+        .await;
+    let summary = listed["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["resource"] == session)
+        .cloned()
+        .unwrap();
+    assert_eq!(summary["origin"], origin, "{summary}");
+    // A 0.3.0 client sees the session as any other (the origin an unknown member, kept).
+    let mut old = Client::ready(&t.host, "old-client").await;
+    let listed = old.list_sessions().await;
+    let seen = listed
+        .items
+        .iter()
+        .find(|s| s.resource == session)
+        .expect("listed");
+    assert_eq!(seen.extra.get("origin"), Some(&origin));
 
     // A run cancelled while its turn streams.
     let params = json!({"channel": ROOT_CHANNEL, "automation": slow, "requestId": "r2"});

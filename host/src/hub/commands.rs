@@ -518,15 +518,17 @@ impl Hub {
         id: &RequestId,
         p: CreateSessionParams,
     ) -> Result<(), ErrorObject> {
-        self.open_session(Some((conn, id)), p)
+        self.open_session(Some((conn, id)), p, None)
     }
 
     /// Creates a session: for a client's `createSession` (`creator`, answered here), or for
-    /// the host itself (an automation run), with the same checks but the client's own.
+    /// the host itself (an automation run, whose 1.0 `origin` the summary keeps as a member
+    /// 0.3.0 does not know), with the same checks but the client's own.
     pub(super) fn open_session(
         &mut self,
         creator: Option<(ConnId, &RequestId)>,
         p: CreateSessionParams,
+        origin: Option<serde_json::Value>,
     ) -> Result<(), ErrorObject> {
         let uri = p.channel;
         if !valid_session_uri(&uri) {
@@ -615,6 +617,10 @@ impl Hub {
             meta: None,
             extra: Default::default(),
         };
+        let mut state = state;
+        if let Some(origin) = origin {
+            state.summary.extra.insert("origin".into(), origin);
+        }
         let mut session = Session::new(state);
         session.record_turns(&mut self.core.ops);
         session.record_head(self.core.seq, &mut self.core.ops);

@@ -335,7 +335,8 @@ impl Hub {
         self.automations.persist_run(&mut self.core, &run_uri);
         self.automations.publish(&mut self.core, automation);
         let session = format!("ahp-session:/automation-{id}");
-        if let Err(e) = self.open_run_session(&session, &def.session) {
+        let origin = json!({ "kind": "automation", "automation": automation, "run": run_uri });
+        if let Err(e) = self.open_run_session(&session, &def.session, origin) {
             let lifecycle = failed_lifecycle(created, None, "SessionCreationFailed", &e.message);
             self.automations
                 .end_run(&mut self.core, &run_uri, lifecycle);
@@ -384,6 +385,7 @@ impl Hub {
         &mut self,
         uri: &str,
         template: &v1::AutomationSessionTemplate,
+        origin: Value,
     ) -> Result<(), ErrorObject> {
         let mut params = json!({ "channel": uri });
         if let Some(provider) = &template.provider {
@@ -399,8 +401,14 @@ impl Hub {
         if let Some(config) = &template.config {
             params["config"] = serde_json::to_value(config).unwrap_or_default();
         }
+        if let Some(model) = &template.model {
+            params["model"] = serde_json::to_value(model).unwrap_or_default();
+        }
+        if let Some(agent) = &template.agent {
+            params["agent"] = serde_json::to_value(agent).unwrap_or_default();
+        }
         let p = serde_json::from_value(params).map_err(|e| invalid(format!("session: {e}")))?;
-        self.open_session(None, p)
+        self.open_session(None, p, Some(origin))
     }
 
     /// Wakes the hub when the earliest enabled trigger is due.
