@@ -210,8 +210,8 @@ pub struct Loaded {
     pub mcp_approvals: Vec<McpApproval>,
     /// Stored automations (`uri`, JSON), oldest first.
     pub automations: Vec<(String, String)>,
-    /// Stored automation runs (`automation`, JSON), oldest first.
-    pub automation_runs: Vec<(String, String)>,
+    /// Stored automation runs (`automation`, `created`, JSON), oldest first.
+    pub automation_runs: Vec<(String, u64, String)>,
 }
 
 /// The database.
@@ -396,8 +396,8 @@ impl Store {
             .collect::<Result<_, _>>()?;
         let automation_runs = self
             .conn
-            .prepare("SELECT automation, json FROM automation_runs ORDER BY created")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .prepare("SELECT automation, created, json FROM automation_runs ORDER BY created")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<_, _>>()?;
         Ok(Loaded {
             last_seq,

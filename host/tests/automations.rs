@@ -36,7 +36,11 @@ impl V1 {
     }
 
     async fn connect_to(host: &RunningHost, client_id: &str) -> V1 {
-        let c = Client::connect(host, client_id).await;
+        V1::connect_url(&url_with_token(host), client_id).await
+    }
+
+    async fn connect_url(url: &str, client_id: &str) -> V1 {
+        let c = Client::connect_url(url, client_id).await;
         let mut v = V1 {
             c,
             id: 0,
@@ -881,4 +885,84 @@ async fn the_official_1_0_client_mirrors_the_catalogue_and_a_run() {
         serde_json::to_value(&*fresh_run).unwrap()
     );
     client.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_killed_host_fails_its_runs_under_way_and_reuses_no_server_seq() {
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let token = "automations-kill-token-0123456789";
+    let host = HostProcess::spawn(data.path(), work.path(), token, &[]);
+    let mut v = V1::connect_url(&host.url(), "before-kill").await;
+    let before = v.subscribe(CATALOGUE).await;
+    let slow = "ahp-automation:/long";
+    let seq = v
+        .dispatch(
+            CATALOGUE,
+            create(slow, definition("Long", "/slow\n/long 400", json!([]))),
+        )
+        .await;
+    assert!(v.echo(seq).await.get("rejectionReason").is_none());
+    let answer = v
+        .request(
+            "runAutomation",
+            json!({"channel": ROOT_CHANNEL, "automation": slow, "requestId": "k"}),
+        )
+        .await;
+    let run = answer["result"]["resource"].as_str().unwrap().to_owned();
+    let running = v.subscribe(&run).await;
+    assert_eq!(
+        running["state"]["lifecycle"]["status"], "running",
+        "{running}"
+    );
+    let session = running["state"]["primarySession"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let chat = session.replacen("ahp-session:/", "ahp-chat:/", 1) + "/default";
+    v.subscribe(&chat).await;
+    // Some of the turn streamed: the kill lands mid-run.
+    v.until("the turn to stream", |e| e["channel"] == chat.as_str())
+        .await;
+    let mut seen = before["fromSeq"].as_u64().unwrap();
+    for e in &v.log {
+        seen = seen.max(e["serverSeq"].as_u64().unwrap());
+    }
+    host.kill_9();
+
+    let host = HostProcess::spawn(data.path(), work.path(), token, &[]);
+    let mut v = V1::connect_url(&host.url(), "after-kill").await;
+    let catalogue = v.subscribe(CATALOGUE).await;
+    assert!(
+        catalogue["fromSeq"].as_u64().unwrap() >= seen,
+        "{catalogue}"
+    );
+    let ended = v.subscribe(&run).await;
+    let lifecycle = &ended["state"]["lifecycle"];
+    assert_eq!(lifecycle["status"], "failed", "{ended}");
+    assert_eq!(lifecycle["error"]["errorType"], "HostRestarted", "{ended}");
+    assert!(lifecycle["startedAt"].is_string(), "{ended}");
+    assert_eq!(ended["state"]["sessions"], json!([session]));
+    let entry = &catalogue["state"]["entries"][0];
+    assert_eq!(statuses(entry), ["failed"], "{entry}");
+    // The host goes on: a new run completes, with numbers above every one seen before.
+    let quick = json!({"type": "automation/updateRequested", "resource": slow,
+                       "changes": {"message": {"text": "done now", "origin": {"kind": "automation"}}}});
+    let seq = v.dispatch(CATALOGUE, quick).await;
+    let echo = v.echo(seq).await;
+    assert!(echo["serverSeq"].as_u64().unwrap() > seen, "{echo}");
+    let answer = v
+        .request(
+            "runAutomation",
+            json!({"channel": ROOT_CHANNEL, "automation": slow, "requestId": "k2"}),
+        )
+        .await;
+    assert_ne!(answer["result"]["resource"], run.as_str());
+    let entry = v
+        .entry_until(slow, |e| statuses(e) == ["completed", "failed"])
+        .await;
+    assert_eq!(entry["runs"][1]["resource"], run.as_str());
+    let fresh = v.subscribe(CATALOGUE).await;
+    assert_eq!(catalogue_mirror(&catalogue, &v.log), fresh["state"]);
+    host.kill_9();
 }

@@ -104,7 +104,7 @@ impl Automations {
     pub(super) fn restored(
         core: &mut Core,
         automations: Vec<(String, String)>,
-        runs: Vec<(String, String)>,
+        runs: Vec<(String, u64, String)>,
     ) -> Automations {
         let mut out = Automations::default();
         let now = Timestamp::now();
@@ -144,7 +144,7 @@ impl Automations {
             out.books.insert(uri, book);
             out.state.entries.push(entry);
         }
-        for (created, (automation, text)) in runs.into_iter().enumerate() {
+        for (automation, created, text) in runs {
             let Ok(stored) = serde_json::from_str::<Value>(&text) else {
                 continue;
             };
@@ -159,7 +159,7 @@ impl Automations {
             let mut run = Run {
                 state,
                 subs: Vec::new(),
-                created: created as u64,
+                created,
                 request_id: stored["requestId"].as_str().map(str::to_owned),
             };
             if !run.terminal() {
