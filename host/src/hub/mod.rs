@@ -35,7 +35,8 @@
 //!   calls the agent delegated to a client);
 //! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels);
 //! - `changesets.rs`: each session's changeset (`ahp-changeset:` channels, operations);
-//! - `transform.rs`: where the agent's system prompt goes to be transformed by a client.
+//! - `transform.rs`: where the agent's system prompt goes to be transformed by a client;
+//! - `automations/`: AHP 1.0 automations, their runs (which drive sessions) and the scheduler.
 
 mod agent_auth;
 mod automations;
