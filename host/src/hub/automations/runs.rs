@@ -250,6 +250,9 @@ impl Hub {
                 AutomationError::Unknown(p.automation.chars().take(120).collect()).to_string(),
             ));
         }
+        // A manual run uses the agent on this client's behalf (scheduled ones on the
+        // behalf of whoever saved the automation, checked then).
+        self.agent_usable(conn)?;
         if p.request_id.is_empty() || p.request_id.len() > 256 {
             return Err(invalid("`requestId` must be 1 to 256 bytes"));
         }
