@@ -213,7 +213,8 @@ fn statuses(entry: &Value) -> Vec<String> {
 
 /// Entry `uri` from fresh snapshots, once it satisfies `done`.
 async fn settled(v: &mut V1, uri: &str, done: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..300 {
+    // Long enough for a cron schedule's next minute.
+    for _ in 0..800 {
         let snapshot = v.subscribe(CATALOGUE).await;
         let entries = snapshot["state"]["entries"]
             .as_array()

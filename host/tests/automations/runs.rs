@@ -309,3 +309,35 @@ async fn older_runs_are_paged_in_by_fetch_automation_runs() {
     let fresh = v.subscribe(CATALOGUE).await;
     assert_eq!(catalogue_mirror(&snapshot, &v.log), fresh["state"]);
 }
+
+#[tokio::test]
+async fn a_cron_schedule_fires_on_the_minute() {
+    let t = start_host().await;
+    let mut v = V1::connect(&t, "cron").await;
+    v.subscribe(CATALOGUE).await;
+    let uri = "ahp-automation:/every-minute";
+    let trigger = json!([{"kind": "schedule", "id": "minute",
+                          "schedule": {"expression": "* * * * *", "timeZone": "Asia/Kolkata"}}]);
+    let mut def = definition("Every minute", "tick", trigger);
+    def["disableConditions"] = json!([{"kind": "afterRuns", "max": 1}]);
+    let seq = v.dispatch(CATALOGUE, create(uri, def)).await;
+    assert!(v.echo(seq).await.get("rejectionReason").is_none());
+    let entry = v.entry_until(uri, |e| e["nextRunAt"].is_string()).await;
+    let next: jiff::Timestamp = entry["nextRunAt"].as_str().unwrap().parse().unwrap();
+    assert_eq!(next.as_second() % 60, 0, "{entry}");
+    // Polled: nothing else arrives while the minute passes.
+    let entry = settled(&mut v, uri, |e| statuses(e) == ["completed"]).await;
+    let run = &entry["runs"][0];
+    assert_eq!(run["origin"]["scheduledFor"], next.to_string(), "{entry}");
+    let created: jiff::Timestamp = run["lifecycle"]["createdAt"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let late = created.duration_since(next);
+    assert!(
+        late >= jiff::SignedDuration::ZERO && late < jiff::SignedDuration::from_secs(5),
+        "{entry}"
+    );
+    assert_eq!(entry["definition"]["enabled"], false, "{entry}");
+}
