@@ -655,7 +655,16 @@ impl Hub {
         id: &RequestId,
         p: DisposeSessionParams,
     ) -> Result<(), ErrorObject> {
-        let uri = p.channel.as_str();
+        self.close_session(&p.channel, Some((conn, id)))
+    }
+
+    /// Disposes of a session: for a client's `disposeSession` (`requester`, answered here), or
+    /// for the host itself (an automation run dropped from its history).
+    pub(super) fn close_session(
+        &mut self,
+        uri: &str,
+        requester: Option<(ConnId, &RequestId)>,
+    ) -> Result<(), ErrorObject> {
         let mut session = self
             .core
             .sessions
@@ -683,7 +692,9 @@ impl Hub {
         self.core.ops.push(Op::DeleteSession {
             uri: session.uri.clone(),
         });
-        self.core.respond(conn, id, &EmptyResult);
+        if let Some((conn, id)) = requester {
+            self.core.respond(conn, id, &EmptyResult);
+        }
         self.core.notify_root(
             methods::SESSION_REMOVED,
             &SessionRemovedParams {

@@ -341,3 +341,54 @@ async fn a_cron_schedule_fires_on_the_minute() {
     );
     assert_eq!(entry["definition"]["enabled"], false, "{entry}");
 }
+
+#[tokio::test]
+async fn the_oldest_runs_beyond_the_kept_history_go_with_their_sessions() {
+    let t = start_host().await;
+    let mut v = V1::connect(&t, "history").await;
+    v.subscribe(CATALOGUE).await;
+    let uri = "ahp-automation:/many";
+    let seq = v
+        .dispatch(CATALOGUE, create(uri, definition("Many", "hi", json!([]))))
+        .await;
+    assert!(v.echo(seq).await.get("rejectionReason").is_none());
+    let kept = 200;
+    let mut first = None;
+    for n in 0..=kept {
+        let params =
+            json!({"channel": ROOT_CHANNEL, "automation": uri, "requestId": format!("h{n}")});
+        let answer = v.request("runAutomation", params).await;
+        let run = answer["result"]["resource"].as_str().unwrap().to_owned();
+        first.get_or_insert(run);
+        // One at a time: the oldest is over when the last starts.
+        let run = answer["result"]["resource"].clone();
+        settled(&mut v, uri, |e| {
+            e["runs"][0]["resource"] == run && statuses(e)[0] == "completed"
+        })
+        .await;
+    }
+    let first = first.unwrap();
+    let gone = v.request("subscribe", json!({"channel": first})).await;
+    assert_eq!(gone["error"]["code"], errors::NOT_FOUND, "{gone}");
+    let listed = v
+        .request("listSessions", json!({"channel": ROOT_CHANNEL}))
+        .await;
+    let sessions = listed["result"]["items"].as_array().unwrap().len();
+    assert_eq!(sessions, kept, "{sessions}");
+    let mut cursor = Value::Null;
+    let seen = loop {
+        let entry = settled(&mut v, uri, |_| true).await;
+        let seen = entry["runs"].as_array().unwrap().len();
+        if entry["runsNextCursor"].is_null() || entry["runsNextCursor"] == cursor {
+            break seen;
+        }
+        cursor = entry["runsNextCursor"].clone();
+        let params = json!({"channel": ROOT_CHANNEL, "automation": uri, "cursor": cursor});
+        assert!(v
+            .request("fetchAutomationRuns", params)
+            .await
+            .get("result")
+            .is_some());
+    };
+    assert_eq!(seen, kept);
+}

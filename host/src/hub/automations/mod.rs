@@ -357,23 +357,35 @@ impl Automations {
             .map(|r| r.state.resource.clone())
     }
 
-    /// Drops the oldest terminal runs of `automation` beyond [`RUNS_KEPT`].
-    fn prune(&mut self, core: &mut Core, automation: &str) {
+    /// Drops the oldest terminal runs of `automation` while it has more than [`RUNS_KEPT`]; their sessions,
+    /// for the hub to dispose of (a schedule would otherwise pile sessions up without end).
+    fn prune(&mut self, core: &mut Core, automation: &str) -> Vec<String> {
         let mut old: Vec<(u64, String)> = self
             .runs
             .values()
             .filter(|r| r.state.automation == automation && r.terminal())
             .map(|r| (r.created, r.state.resource.clone()))
             .collect();
-        if old.len() <= RUNS_KEPT {
-            return;
+        let total = self
+            .runs
+            .values()
+            .filter(|r| r.state.automation == automation)
+            .count();
+        if total <= RUNS_KEPT {
+            return Vec::new();
         }
         old.sort();
-        let excess = old.len() - RUNS_KEPT;
+        // Runs under way are kept even beyond the bound.
+        let excess = total - RUNS_KEPT;
+        let mut sessions = Vec::new();
         for (_, uri) in old.into_iter().take(excess) {
+            if let Some(run) = self.runs.get(&uri) {
+                sessions.extend(run.state.sessions.iter().cloned());
+            }
             self.drop_run(core, &uri);
             core.ops.push(Op::DeleteAutomationRun { uri });
         }
+        sessions
     }
 
     /// Forgets a run and its channel's subscriptions.

@@ -379,7 +379,13 @@ impl Hub {
             self.automations
                 .end_run(&mut self.core, &run_uri, lifecycle);
         }
-        self.automations.prune(&mut self.core, automation);
+        let dropped = self.automations.prune(&mut self.core, automation);
+        if !dropped.is_empty() {
+            self.automations.publish(&mut self.core, automation);
+        }
+        for session in dropped {
+            let _ = self.close_session(&session, None);
+        }
         run_uri
     }
 
