@@ -11,7 +11,10 @@
 //!   only), and whether the client ever presented its secret;
 //! - `settings(key, json)`: the host configuration (`rootConfig`: root `config.values`);
 //! - `mcp_approvals(workdir, name, sha256, client_id)`: the working-directory MCP server
-//!   declarations a client approved (the last one per canonical directory and server name).
+//!   declarations a client approved (the last one per canonical directory and server name);
+//! - `automations(uri, json)`: AHP 1.0 automations (`hub/automations/`), each the entry
+//!   without its runs plus the host's schedule bookkeeping;
+//! - `automation_runs(uri, automation, created, json)`: their runs, each the run's state.
 //!
 //! The hub commits one transaction per batch of messages *before* it sends anything from that
 //! batch, so an envelope a client has seen is on disk; `synchronous=NORMAL` in WAL mode survives
@@ -123,6 +126,34 @@ pub enum Op {
     },
     /// A client approved a working directory's MCP server declaration.
     ApproveMcp(McpApproval),
+    /// An automation was created or changed: its stored JSON.
+    Automation {
+        /// `ahp-automation:` URI.
+        uri: String,
+        /// What `hub/automations` stores.
+        json: String,
+    },
+    /// An automation was removed, with its runs.
+    DeleteAutomation {
+        /// `ahp-automation:` URI.
+        uri: String,
+    },
+    /// An automation run was created or changed.
+    AutomationRun {
+        /// `ahp-automation-run:` URI.
+        uri: String,
+        /// Its automation.
+        automation: String,
+        /// Orders runs (the hub's `serverSeq` when it was created).
+        created: u64,
+        /// What `hub/automations` stores.
+        json: String,
+    },
+    /// Runs dropped from an automation's retained history.
+    DeleteAutomationRun {
+        /// `ahp-automation-run:` URI.
+        uri: String,
+    },
 }
 
 /// An approved MCP server declaration of a working directory.
@@ -177,6 +208,10 @@ pub struct Loaded {
     pub root_config: Option<String>,
     /// Approved MCP server declarations of working directories.
     pub mcp_approvals: Vec<McpApproval>,
+    /// Stored automations (`uri`, JSON), oldest first.
+    pub automations: Vec<(String, String)>,
+    /// Stored automation runs (`automation`, `created`, JSON), oldest first.
+    pub automation_runs: Vec<(String, u64, String)>,
 }
 
 /// The database.
@@ -205,6 +240,10 @@ CREATE TABLE IF NOT EXISTS clients(client_id TEXT PRIMARY KEY, secret_sha256 TEX
     used INTEGER NOT NULL, proven INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS mcp_approvals(workdir TEXT NOT NULL, name TEXT NOT NULL,
     sha256 TEXT NOT NULL, client_id TEXT NOT NULL, PRIMARY KEY(workdir, name));
+CREATE TABLE IF NOT EXISTS automations(uri TEXT PRIMARY KEY, json TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS automation_runs(uri TEXT PRIMARY KEY, automation TEXT NOT NULL,
+    created INTEGER NOT NULL, json TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS automation_runs_by_automation ON automation_runs(automation, created);
 ";
 
 /// Brings a database of an older host up to [`SCHEMA`]. `clients.proven` came later: bindings
@@ -350,12 +389,24 @@ impl Store {
                 })
             })?
             .collect::<Result<_, _>>()?;
+        let automations = self
+            .conn
+            .prepare("SELECT uri, json FROM automations ORDER BY rowid")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let automation_runs = self
+            .conn
+            .prepare("SELECT automation, created, json FROM automation_runs ORDER BY created")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?;
         Ok(Loaded {
             last_seq,
             sessions,
             clients,
             root_config,
             mcp_approvals,
+            automations,
+            automation_runs,
         })
     }
 
@@ -435,6 +486,32 @@ impl Store {
                              VALUES (?1, ?2, ?3, ?4)",
                             params![a.workdir, a.name, a.sha256, a.client_id],
                         )?;
+                    }
+                    Op::Automation { uri, json } => {
+                        tx.execute(
+                            "INSERT INTO automations(uri, json) VALUES (?1, ?2) \
+                             ON CONFLICT(uri) DO UPDATE SET json = excluded.json",
+                            params![uri, json],
+                        )?;
+                    }
+                    Op::DeleteAutomation { uri } => {
+                        tx.execute("DELETE FROM automations WHERE uri = ?1", [uri])?;
+                        tx.execute("DELETE FROM automation_runs WHERE automation = ?1", [uri])?;
+                    }
+                    Op::AutomationRun {
+                        uri,
+                        automation,
+                        created,
+                        json,
+                    } => {
+                        tx.execute(
+                            "INSERT OR REPLACE INTO automation_runs(uri, automation, created, json) \
+                             VALUES (?1, ?2, ?3, ?4)",
+                            params![uri, automation, created, json],
+                        )?;
+                    }
+                    Op::DeleteAutomationRun { uri } => {
+                        tx.execute("DELETE FROM automation_runs WHERE uri = ?1", [uri])?;
                     }
                     Op::DeleteSession { uri } => {
                         for table in ["sessions", "turns", "actions"] {

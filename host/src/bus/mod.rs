@@ -59,6 +59,11 @@ pub enum HubMsg {
         /// Which wait.
         timer: u64,
     },
+    /// The automations' scheduler woke up (`hub/automations/runs.rs`).
+    AutomationDue {
+        /// Which wake-up (only the latest counts).
+        timer: u64,
+    },
     /// A request to answer.
     Request {
         /// From.

@@ -29,6 +29,12 @@ pub enum RequestV1 {
     ListSessions(v1::ListSessionsParams),
     /// `fetchTurns`.
     FetchTurns(v1::FetchTurnsParams),
+    /// `listAutomationTriggerDefinitions`.
+    ListAutomationTriggerDefinitions(v1::ListAutomationTriggerDefinitionsParams),
+    /// `runAutomation`.
+    RunAutomation(v1::RunAutomationParams),
+    /// `fetchAutomationRuns`.
+    FetchAutomationRuns(v1::FetchAutomationRunsParams),
     /// A command of [`SHARED`], as 0.3.0's: its 0.3.0 handler answers it.
     Shared(Request),
 }
@@ -137,6 +143,15 @@ impl RequestV1 {
                 })),
             },
             m if m == rpc::FetchTurns::METHOD => decode_params(params).map(RequestV1::FetchTurns),
+            m if m == rpc::ListAutomationTriggerDefinitions::METHOD => {
+                decode_params(params).map(RequestV1::ListAutomationTriggerDefinitions)
+            }
+            m if m == rpc::RunAutomation::METHOD => {
+                decode_params(params).map(RequestV1::RunAutomation)
+            }
+            m if m == rpc::FetchAutomationRuns::METHOD => {
+                decode_params(params).map(RequestV1::FetchAutomationRuns)
+            }
             m if SHARED.contains(&m) => shared(m, params),
             _ => return None,
         })

@@ -42,7 +42,10 @@ pub fn lift(state: &v03::SessionState, chat: &str) -> (Value, Value) {
     copy(
         &mut session,
         &summary,
-        &["provider", "title", "status", "activity", "project"],
+        // `origin`: an automation run's session (a member 0.3.0 keeps without knowing it).
+        &[
+            "provider", "title", "status", "activity", "project", "origin",
+        ],
     );
     if let Some(dir) = summary.get("workingDirectory").filter(|d| d.is_string()) {
         session.insert("workingDirectories".into(), json!([dir]));

@@ -42,6 +42,9 @@ pub(super) struct InitializeOut {
     /// The largest frame this host reads (`--max-frame-bytes`; an `ahp-host` extension): a
     /// client can refuse a larger request itself instead of sending it for nothing.
     pub max_frame_bytes: usize,
+    /// AHP 1.0's automation capabilities (1.0 clients only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub automations: Option<serde_json::Value>,
 }
 
 #[derive(Serialize)]
@@ -404,6 +407,7 @@ impl Hub {
             completion_trigger_characters: ["@", "/"],
             client_secret,
             max_frame_bytes: self.core.limits.max_frame_bytes,
+            automations: None,
         };
         self.core.respond(conn, id, &out);
         Ok(())
@@ -514,6 +518,18 @@ impl Hub {
         id: &RequestId,
         p: CreateSessionParams,
     ) -> Result<(), ErrorObject> {
+        self.open_session(Some((conn, id)), p, None)
+    }
+
+    /// Creates a session: for a client's `createSession` (`creator`, answered here), or for
+    /// the host itself (an automation run, whose 1.0 `origin` the summary keeps as a member
+    /// 0.3.0 does not know), with the same checks but the client's own.
+    pub(super) fn open_session(
+        &mut self,
+        creator: Option<(ConnId, &RequestId)>,
+        p: CreateSessionParams,
+        origin: Option<serde_json::Value>,
+    ) -> Result<(), ErrorObject> {
         let uri = p.channel;
         if !valid_session_uri(&uri) {
             return Err(invalid(
@@ -534,7 +550,9 @@ impl Hub {
             ));
         }
         let provider = self.check_provider(p.provider.as_deref())?;
-        self.agent_usable(conn)?;
+        if let Some((conn, _)) = creator {
+            self.agent_usable(conn)?;
+        }
         let workdir = match &p.working_directory {
             Some(dir) => self.check_workdir(dir)?,
             None => self.core.sandbox.root().to_path_buf(),
@@ -546,7 +564,8 @@ impl Hub {
         )
         .map_err(invalid)?;
         if let Some(active) = &p.active_client {
-            if Some(active.client_id.as_str()) != self.core.conn_client_id(conn) {
+            let creator_id = creator.and_then(|(conn, _)| self.core.conn_client_id(conn));
+            if Some(active.client_id.as_str()) != creator_id {
                 return Err(invalid(
                     "activeClient.clientId must be the creating client's id",
                 ));
@@ -598,11 +617,17 @@ impl Hub {
             meta: None,
             extra: Default::default(),
         };
+        let mut state = state;
+        if let Some(origin) = origin {
+            state.summary.extra.insert("origin".into(), origin);
+        }
         let mut session = Session::new(state);
         session.record_turns(&mut self.core.ops);
         session.record_head(self.core.seq, &mut self.core.ops);
         self.core.sessions.insert(uri.clone(), session);
-        self.core.respond(conn, id, &EmptyResult);
+        if let Some((conn, id)) = creator {
+            self.core.respond(conn, id, &EmptyResult);
+        }
         // The backend needs no initialisation: the session is ready at once.
         self.apply_server(
             &uri,
@@ -630,7 +655,16 @@ impl Hub {
         id: &RequestId,
         p: DisposeSessionParams,
     ) -> Result<(), ErrorObject> {
-        let uri = p.channel.as_str();
+        self.close_session(&p.channel, Some((conn, id)))
+    }
+
+    /// Disposes of a session: for a client's `disposeSession` (`requester`, answered here), or
+    /// for the host itself (an automation run dropped from its history).
+    pub(super) fn close_session(
+        &mut self,
+        uri: &str,
+        requester: Option<(ConnId, &RequestId)>,
+    ) -> Result<(), ErrorObject> {
         let mut session = self
             .core
             .sessions
@@ -658,7 +692,9 @@ impl Hub {
         self.core.ops.push(Op::DeleteSession {
             uri: session.uri.clone(),
         });
-        self.core.respond(conn, id, &EmptyResult);
+        if let Some((conn, id)) = requester {
+            self.core.respond(conn, id, &EmptyResult);
+        }
         self.core.notify_root(
             methods::SESSION_REMOVED,
             &SessionRemovedParams {

@@ -89,7 +89,7 @@ pub(super) fn snapshot_json<S: Serialize>(
 }
 
 /// How many features [`Hub::feature`] numbers.
-const FEATURES: usize = 7;
+const FEATURES: usize = 8;
 
 impl Hub {
     /// Feature `i` with the core, borrowed apart. The order is the order hooks run in.
@@ -101,7 +101,8 @@ impl Hub {
             3 => &mut self.changesets,
             4 => &mut self.watches,
             5 => &mut self.agent_auth,
-            _ => &mut self.transform,
+            6 => &mut self.transform,
+            _ => &mut self.automations,
         };
         (feature, &mut self.core)
     }
@@ -116,6 +117,7 @@ impl Hub {
             &self.watches,
             &self.agent_auth,
             &self.transform,
+            &self.automations,
         ]
     }
 

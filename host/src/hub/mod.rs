@@ -35,9 +35,11 @@
 //!   calls the agent delegated to a client);
 //! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels);
 //! - `changesets.rs`: each session's changeset (`ahp-changeset:` channels, operations);
-//! - `transform.rs`: where the agent's system prompt goes to be transformed by a client.
+//! - `transform.rs`: where the agent's system prompt goes to be transformed by a client;
+//! - `automations/`: AHP 1.0 automations, their runs (which drive sessions) and the scheduler.
 
 mod agent_auth;
+mod automations;
 mod base;
 mod changesets;
 mod commands;
@@ -108,6 +110,8 @@ pub struct Hub {
     agent_auth: agent_auth::AgentAuth,
     /// Where the agent's system prompt goes to be transformed by a client.
     transform: transform::Transform,
+    /// AHP 1.0 automations and their runs.
+    automations: automations::Automations,
 }
 
 impl Hub {
@@ -115,7 +119,7 @@ impl Hub {
     pub fn new(
         config: &Config,
         store: Store,
-        loaded: Loaded,
+        mut loaded: Loaded,
         sandbox: Sandbox,
         tx: HubSender,
         rt: tokio::runtime::Handle,
@@ -165,7 +169,14 @@ impl Hub {
             to_wake: Vec::new(),
             applied: Vec::new(),
         };
+        let mut core = core;
+        let automations = automations::Automations::restored(
+            &mut core,
+            std::mem::take(&mut loaded.automations),
+            std::mem::take(&mut loaded.automation_runs),
+        );
         let mut hub = Hub {
+            automations,
             core,
             terminals: terminals::Terminals::default(),
             changesets: changesets::Changesets::default(),
@@ -195,6 +206,7 @@ impl Hub {
         for uri in uris {
             hub.each_feature(|f, core| f.session_restored(core, &uri));
         }
+        hub.arm_automations();
         hub.commit_and_flush();
         hub
     }
@@ -241,6 +253,7 @@ impl Hub {
             HubMsg::Disconnect { conn } => self.drop_conn(conn),
             HubMsg::Pong { conn } => self.on_pong(conn),
             HubMsg::ClaimWaitOver { claimant, timer } => self.on_claim_wait_over(claimant, timer),
+            HubMsg::AutomationDue { timer } => self.on_automation_due(timer),
             HubMsg::Request { conn, id, request } => {
                 if self.core.conns.contains_key(&conn) {
                     self.on_request(conn, id, *request);

@@ -26,7 +26,7 @@ pub(super) fn interrupted(turn_id: &str) -> StateAction {
     }))
 }
 
-fn new_turn_id() -> String {
+pub(super) fn new_turn_id() -> String {
     let mut bytes = [0u8; 8];
     let _ = getrandom::fill(&mut bytes);
     format!("turn-{}", crate::security::hex(&bytes))

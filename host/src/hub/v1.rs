@@ -18,6 +18,7 @@
 //! 0.3.0 authorization and apply path (`dispatch.rs`), so the agent reacts to it as to a 0.3.0
 //! client's; its rejections reach the dispatcher as 1.0 envelopes ([`PendingV1`]).
 
+use super::automations;
 use super::base::Core;
 use super::commands::{
     insert_subscription, invalid, session_not_found, InitializeOut, ReconnectSnapshotOut,
@@ -108,6 +109,8 @@ impl Hub {
         let seq = self.core.seq;
         let json = if channel == ROOT_CHANNEL {
             snapshot_json(channel, &root_state(&self.core.root)?, seq)?
+        } else if automations::is_channel(channel) {
+            self.automations.snapshot(channel, seq)?
         } else if let Some(session) = self.core.sessions.get(channel) {
             with_mirror(session, |m| snapshot_json(channel, &m.session, seq))??
         } else if self.feature_has_channel(channel) {
@@ -159,8 +162,8 @@ impl Hub {
                 ErrorObject::new(
                     errors::NOT_FOUND,
                     "no such channel for AHP 1.0 clients on this host (served: the root, \
-                     sessions and their default chats, terminals, changesets and resource \
-                     watches)",
+                     sessions and their default chats, terminals, changesets, resource \
+                     watches, the automations and their runs)",
                 )
             }
         })
@@ -170,6 +173,9 @@ impl Hub {
     fn subscribers_v1(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
         if channel == ROOT_CHANNEL {
             return Some(&mut self.core.root_subs_v1);
+        }
+        if automations::is_channel(channel) {
+            return self.automations.subscribers_mut(channel);
         }
         if self.core.sessions.contains_key(channel) {
             let session = self.core.sessions.get_mut(channel)?;
@@ -311,6 +317,7 @@ impl Hub {
             completion_trigger_characters: ["@", "/"],
             client_secret,
             max_frame_bytes: self.core.limits.max_frame_bytes,
+            automations: Some(automations::capabilities()),
         };
         self.core.respond(conn, id, &out);
         Ok(())
@@ -381,6 +388,12 @@ impl Hub {
                     .respond(conn, id, &v1::FetchTurnsResult::default());
                 Ok(())
             }
+            RequestV1::ListAutomationTriggerDefinitions(_) => {
+                self.list_automation_triggers_v1(conn, id);
+                Ok(())
+            }
+            RequestV1::RunAutomation(p) => self.run_automation_v1(conn, id, p),
+            RequestV1::FetchAutomationRuns(p) => self.fetch_automation_runs_v1(conn, id, p),
             RequestV1::Shared(request) => {
                 self.shared_request_v1(conn, id, request);
                 Ok(())
@@ -486,6 +499,8 @@ impl Hub {
                 before: &mirror.chat,
             };
             (uri, compat::action(source, &json))
+        } else if automations::is_channel(&channel) {
+            return self.dispatch_automation_v1(conn, &channel, action, json, origin);
         } else if self.feature_has_channel(&channel) {
             return self.dispatch_feature_v1(conn, &channel, json, origin);
         } else {
@@ -496,8 +511,8 @@ impl Hub {
                 self.core.seq,
                 Some(&origin),
                 Some(
-                    "this host serves AHP 1.0 dispatches on sessions, their default chats and \
-                     terminals only",
+                    "this host serves AHP 1.0 dispatches on sessions, their default chats, \
+                     terminals, the automations and their runs only",
                 ),
             );
             self.core.outbox.push((conn, frame));
