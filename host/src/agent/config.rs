@@ -245,10 +245,18 @@ fn kind_of(value: &Value) -> &'static str {
 /// within its `enum`.
 /// `defaults` (the host's, from root `config.values`) come before the schema's own.
 pub fn resolve(config: Option<&JsonObject>, defaults: &JsonObject) -> Result<JsonObject, String> {
-    let schema = schema();
+    resolve_in(&schema(), config, defaults)
+}
+
+/// [`resolve`] against `schema`.
+fn resolve_in(
+    schema: &SessionConfigSchema,
+    config: Option<&JsonObject>,
+    defaults: &JsonObject,
+) -> Result<JsonObject, String> {
     let mut values = JsonObject::new();
     for (key, value) in config.into_iter().flatten() {
-        check_value(&schema, key, value)?;
+        check_value(schema, key, value)?;
         values.insert(key.clone(), value.clone());
     }
     for (key, property) in &schema.properties {
@@ -384,6 +392,97 @@ pub fn for_new_session(
         extra: Default::default(),
     };
     Ok((state, model))
+}
+
+/// The session config schema of a model agent offering `models`: the built-in agent's `mode`,
+/// and `model` one of `models` (any model id when the agent knows none).
+pub fn schema_for(models: &[SessionModelInfo]) -> SessionConfigSchema {
+    let mut schema = schema();
+    let description = "The model the session starts with (later: session/modelChanged)";
+    let mut property = string_enum(
+        "Model",
+        description,
+        models
+            .iter()
+            .map(|m| (m.id.as_str(), m.name.as_str(), m.provider.as_str()))
+            .collect(),
+        false,
+    );
+    if models.is_empty() {
+        property.r#enum = None;
+        property.enum_labels = None;
+        property.enum_descriptions = None;
+    }
+    schema.properties.insert(MODEL.into(), property);
+    schema
+}
+
+/// [`for_new_session`] for a model agent offering `models` (see [`schema_for`]): the host's
+/// default model is the built-in agent's, so the agent's first model is the default here.
+pub fn for_model_session(
+    config: Option<&JsonObject>,
+    model: Option<ModelSelection>,
+    defaults: &JsonObject,
+    models: &[SessionModelInfo],
+) -> Result<(SessionConfigState, ModelSelection), String> {
+    let schema = schema_for(models);
+    let mut defaults = defaults.clone();
+    defaults.remove(MODEL);
+    let mut values = resolve_in(&schema, config, &defaults).map_err(|e| format!("config: {e}"))?;
+    let named = values.get(MODEL).and_then(Value::as_str).map(str::to_owned);
+    let given = config.is_some_and(|c| c.contains_key(MODEL));
+    let model = match (model, named) {
+        (Some(model), named) => {
+            check_value(&schema, MODEL, &Value::from(model.id.clone()))
+                .map_err(|e| format!("model: {e}"))?;
+            if let Some(named) = named.filter(|n| given && *n != model.id) {
+                return Err(format!(
+                    "config.model (`{}`) and model.id (`{}`) name different models",
+                    clip(&named),
+                    clip(&model.id)
+                ));
+            }
+            model
+        }
+        (None, Some(id)) => ModelSelection {
+            id,
+            config: None,
+            extra: Default::default(),
+        },
+        (None, None) => return Err("model: this agent lists no models; name one in `model`".into()),
+    };
+    values.insert(MODEL.into(), Value::from(model.id.clone()));
+    let state = SessionConfigState {
+        schema,
+        values,
+        extra: Default::default(),
+    };
+    Ok((state, model))
+}
+
+/// Whether a session may change to model `id`: one of its config's `model` values (a model
+/// agent's session), else one of the built-in agent's.
+pub fn check_model(state: &SessionState, id: &str) -> Result<(), String> {
+    let property = state
+        .config
+        .as_ref()
+        .and_then(|c| c.schema.properties.get(MODEL));
+    match property {
+        Some(p) if state.summary.provider != super::PROVIDER => match &p.r#enum {
+            Some(allowed) if !allowed.iter().any(|a| a == id) => {
+                let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+                Err(format!(
+                    "unknown model `{}`; the agent `{}` has {}",
+                    clip(id),
+                    state.summary.provider,
+                    list(&allowed)
+                ))
+            }
+            _ => Ok(()),
+        },
+        _ if is_model(id) => Ok(()),
+        _ => Err(unknown_model(id)),
+    }
 }
 
 /// Checks a client's `session/configChanged` against the session's config: every key is a

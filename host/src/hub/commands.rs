@@ -153,7 +153,8 @@ impl Hub {
         Ok(())
     }
 
-    /// `authenticate`: the protected built-in agent's resource, or an MCP server's.
+    /// `authenticate`: the protected built-in agent's resource, a model agent's, or an MCP
+    /// server's.
     fn authenticate(
         &mut self,
         conn: ConnId,
@@ -162,6 +163,8 @@ impl Hub {
     ) -> Result<(), ErrorObject> {
         if self.is_agent_resource(&a.resource) {
             self.agent_authenticate(conn, id, a)
+        } else if self.is_model_resource(&a.resource) {
+            self.model_authenticate(conn, id, a)
         } else {
             self.mcp_authenticate(conn, id, a)
         }
@@ -534,16 +537,27 @@ impl Hub {
             ));
         }
         let provider = self.check_provider(p.provider.as_deref())?;
-        self.agent_usable(conn)?;
+        let model_agent = self.model_agent(&provider).map(|a| a.model_infos());
+        if model_agent.is_none() {
+            self.agent_usable(conn)?;
+        }
         let workdir = match &p.working_directory {
             Some(dir) => self.check_workdir(dir)?,
             None => self.core.sandbox.root().to_path_buf(),
         };
-        let (config, model) = crate::agent::config::for_new_session(
-            p.config.as_ref(),
-            p.model,
-            self.root_config_values(),
-        )
+        let (config, model) = match &model_agent {
+            Some(models) => crate::agent::config::for_model_session(
+                p.config.as_ref(),
+                p.model,
+                self.root_config_values(),
+                models,
+            ),
+            None => crate::agent::config::for_new_session(
+                p.config.as_ref(),
+                p.model,
+                self.root_config_values(),
+            ),
+        }
         .map_err(invalid)?;
         if let Some(active) = &p.active_client {
             if Some(active.client_id.as_str()) != self.core.conn_client_id(conn) {
