@@ -1,0 +1,495 @@
+//! Model providers as agents of the real host, driven over a real WebSocket: the fake
+//! endpoint streams, asserts what the host sends it, and sees when the host closes it.
+
+use crate::common::*;
+use crate::fake::{sse, End, FakeServer, Reply};
+use crate::KEY;
+use ahp_host::providers::{Provider, ProviderSpec};
+use ahp_wasm::protocol::jsonrpc::{self, ROOT_CHANNEL};
+use ahp_wasm::protocol::*;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+const S: &str = "ahp-session:/model";
+
+fn chunk(delta: Value, finish: Option<&str>) -> Vec<u8> {
+    let data = json!({
+        "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
+        "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
+    });
+    sse(None, &data.to_string())
+}
+
+fn usage() -> Vec<u8> {
+    let data = json!({
+        "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
+        "choices": [], "usage": {"prompt_tokens": 30, "completion_tokens": 12, "total_tokens": 42},
+    });
+    sse(None, &data.to_string())
+}
+
+fn done() -> Vec<u8> {
+    b"data: [DONE]\n\n".to_vec()
+}
+
+/// A streamed answer: some reasoning, then `text` in two deltas.
+fn text_reply(text: &str) -> Reply {
+    let (a, b) = text.split_at(text.len() / 2);
+    Reply::stream(vec![
+        chunk(json!({"role": "assistant", "content": ""}), None),
+        chunk(json!({"reasoning_content": "Thinking."}), None),
+        chunk(json!({"content": a}), None),
+        chunk(json!({"content": b}), None),
+        chunk(json!({}), Some("stop")),
+        usage(),
+        done(),
+    ])
+}
+
+/// An answer that calls tools: `(id, name, arguments)` each, the arguments split in two chunks.
+fn tool_reply(calls: &[(&str, &str, &str)]) -> Reply {
+    let mut parts = vec![chunk(json!({"role": "assistant", "content": null}), None)];
+    for (index, (id, name, args)) in calls.iter().enumerate() {
+        let (a, b) = args.split_at(args.len() / 2);
+        parts.push(chunk(
+            json!({"tool_calls": [{"index": index, "id": id, "type": "function",
+                    "function": {"name": name, "arguments": a}}]}),
+            None,
+        ));
+        parts.push(chunk(
+            json!({"tool_calls": [{"index": index, "function": {"arguments": b}}]}),
+            None,
+        ));
+    }
+    parts.push(chunk(json!({}), Some("tool_calls")));
+    parts.push(done());
+    Reply::stream(parts)
+}
+
+/// The endpoint's model list (asked for once when the host starts).
+fn models() -> Reply {
+    Reply::json(
+        200,
+        json!({"object": "list", "data": [
+            {"id": "test-model", "object": "model"}, {"id": "other-model", "object": "model"}]}),
+    )
+}
+
+/// Provider `fake` at the server: configured model `test-model`, fast retries, and the
+/// configured `key` (none: it is to come from `authenticate`).
+fn fake_provider(server: &FakeServer, key: Option<&str>) -> Provider {
+    let mut config = ProviderSpec {
+        kind: Some("openai".into()),
+        name: Some("fake".into()),
+        base_url: Some(server.url("/v1")),
+        models: vec!["test-model".into()],
+        ..ProviderSpec::default()
+    }
+    .validate(1)
+    .unwrap();
+    config.retry.base_delay = Duration::from_millis(20);
+    config.timeouts.first_byte = Duration::from_secs(5);
+    config.timeouts.idle = Duration::from_secs(5);
+    Provider::with_key(config, key.and_then(ahp_host::providers::Secret::new)).unwrap()
+}
+
+/// A host with the fake provider, and a client in a new session of it.
+async fn host_with(server: &FakeServer, key: Option<&str>) -> (TestHost, Client) {
+    let provider = fake_provider(server, key);
+    let host = start_host_with(move |c| c.providers.push(provider)).await;
+    let mut c = Client::ready(&host.host, "client-a").await;
+    model_session(&mut c).await;
+    (host, c)
+}
+
+async fn model_session(c: &mut Client) {
+    c.request::<jsonrpc::CreateSession>(CreateSessionParams {
+        channel: S.into(),
+        provider: Some("fake".into()),
+        ..Default::default()
+    })
+    .await
+    .expect("createSession with the provider succeeds");
+    c.subscribe(S).await;
+}
+
+fn chat_requests(server: &FakeServer) -> Vec<Value> {
+    server
+        .requests()
+        .iter()
+        .filter(|r| r.target.ends_with("/chat/completions"))
+        .map(|r| r.json())
+        .collect()
+}
+
+fn last_turn(state: &SessionState) -> &Turn {
+    state.turns.last().expect("a turn")
+}
+
+fn tool_calls(turn: &Turn) -> Vec<&ToolCallState> {
+    turn.response_parts
+        .iter()
+        .filter_map(|p| match p {
+            ResponsePart::ToolCall(t) => Some(&t.tool_call),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_provider_is_an_agent_and_a_turn_streams_its_text_reasoning_and_usage() {
+    let server = FakeServer::start(vec![models(), text_reply("Sunny in both.")]).await;
+    let provider = fake_provider(&server, Some(KEY));
+    let host = start_host_with(move |c| c.providers.push(provider)).await;
+    let mut c = Client::connect(&host.host, "client-a").await;
+    let init = c.initialize(&[ROOT_CHANNEL]).await;
+    let root = serde_json::to_value(&init).unwrap();
+    let agents = root
+        .pointer("/snapshots/0/state/agents")
+        .unwrap()
+        .as_array()
+        .unwrap();
+    assert_eq!(
+        agents[0]["provider"], "builtin",
+        "the built-in agent stays first"
+    );
+    assert_eq!(agents[1]["provider"], "fake");
+    let ids: Vec<&str> = agents[1]["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["test-model", "other-model"]);
+    assert!(
+        agents[1].get("protectedResources").is_none(),
+        "it has a key"
+    );
+    model_session(&mut c).await;
+    c.send_message(S, "t1", "What is the weather?").await;
+    let envs = c.until_turn_end("t1").await;
+    let deltas = envs
+        .iter()
+        .filter(|e| matches!(e.action, StateAction::SessionDelta(_)))
+        .count();
+    assert_eq!(deltas, 2, "each text delta is a session/delta");
+    let state = host_state(&host.host, S).await;
+    let turn = last_turn(&state);
+    assert_eq!(turn.state, TurnState::Complete);
+    assert_eq!(markdown(&turn.response_parts), "Sunny in both.");
+    assert!(turn
+        .response_parts
+        .iter()
+        .any(|p| matches!(p, ResponsePart::Reasoning(r) if r.content == "Thinking.")));
+    let usage = turn.usage.as_ref().expect("usage");
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens),
+        (Some(30.0), Some(12.0))
+    );
+    let sent = &chat_requests(&server)[0];
+    assert_eq!(sent["model"], "test-model");
+    let system = sent["messages"][0]["content"].as_str().unwrap();
+    assert_eq!(sent["messages"][0]["role"], "system");
+    assert!(
+        system.contains("## identity") && system.contains("Working directory"),
+        "{system}"
+    );
+    assert_eq!(
+        sent["messages"][1],
+        json!({"role": "user", "content": "What is the weather?"})
+    );
+    let tools: Vec<&str> = sent["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tools,
+        ["list_files", "read_file", "write_file", "run_in_terminal"]
+    );
+}
+
+#[tokio::test]
+async fn a_confirmed_tool_call_runs_and_its_result_goes_back_in_the_next_request() {
+    let server = FakeServer::start(vec![
+        models(),
+        tool_reply(&[("call_1", "list_files", r#"{"path": "."}"#)]),
+        text_reply("There is hello.txt."),
+        text_reply("Second answer."),
+    ])
+    .await;
+    let (host, mut c) = host_with(&server, Some(KEY)).await;
+    c.send_message(S, "t1", "What files are there?").await;
+    let (_, ready) = c.until_tool_call_ready().await;
+    assert!(ready.confirmed.is_none(), "the user confirms a host tool");
+    c.dispatch(S, approve("t1", &ready.tool_call_id)).await;
+    c.until_turn_end("t1").await;
+    let requests = chat_requests(&server);
+    assert_eq!(requests.len(), 2);
+    let messages = requests[1]["messages"].as_array().unwrap();
+    let call = messages
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .expect("the model's call is sent back");
+    assert_eq!(call["tool_calls"][0]["id"], "call_1");
+    let result = messages
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("the result is sent");
+    assert_eq!(result["tool_call_id"], "call_1");
+    let content = result["content"].as_str().unwrap();
+    assert!(
+        content.contains("hello.txt") && content.contains("sub/"),
+        "{content}"
+    );
+    let state = host_state(&host.host, S).await;
+    let turn = last_turn(&state);
+    assert!(matches!(tool_calls(turn)[..], [ToolCallState::Completed(ref d)] if d.success));
+    assert_eq!(markdown(&turn.response_parts), "There is hello.txt.");
+    // The next turn sends the first one as history: the call and its result included.
+    c.send_message(S, "t2", "And now?").await;
+    c.until_turn_end("t2").await;
+    let next = &chat_requests(&server)[2];
+    let roles: Vec<&str> = next["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "tool", "assistant", "user"]
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_tool_or_bad_arguments_fail_the_call_for_the_model_and_the_next_turn_works() {
+    let server = FakeServer::start(vec![
+        models(),
+        tool_reply(&[
+            ("call_1", "no_such_tool", "{}"),
+            ("call_2", "read_file", r#"{"path": "#),
+        ]),
+        text_reply("Sorry."),
+        text_reply("Fine now."),
+    ])
+    .await;
+    let (host, mut c) = host_with(&server, Some(KEY)).await;
+    c.send_message(S, "t1", "Do something odd").await;
+    c.until_turn_end("t1").await;
+    let state = host_state(&host.host, S).await;
+    let turn = last_turn(&state);
+    assert_eq!(turn.state, TurnState::Complete);
+    let calls = tool_calls(turn);
+    assert_eq!(calls.len(), 2);
+    for call in &calls {
+        let ToolCallState::Completed(done) = call else {
+            panic!("not completed: {call:?}");
+        };
+        assert!(!done.success);
+        assert_eq!(
+            done.error.as_ref().unwrap().code.as_deref(),
+            Some("InvalidToolCall")
+        );
+    }
+    let messages = chat_requests(&server)[1]["messages"].clone();
+    let results: Vec<&str> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(results.len(), 2);
+    assert!(
+        results[0].contains("no tool named `no_such_tool`"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[0].contains("list_files"),
+        "it names the tools there are"
+    );
+    assert!(results[1].contains("not valid JSON"), "{}", results[1]);
+    c.send_message(S, "t2", "Again").await;
+    c.until_turn_end("t2").await;
+    let state = host_state(&host.host, S).await;
+    assert_eq!(markdown(&last_turn(&state).response_parts), "Fine now.");
+}
+
+#[tokio::test]
+async fn cancelling_the_turn_closes_the_upstream_connection_within_100_ms() {
+    let hanging = Reply::Stream {
+        parts: vec![chunk(json!({"content": "Starting"}), None)],
+        delay: Duration::from_millis(1),
+        end: End::Hang,
+    };
+    let mut server = FakeServer::start(vec![models(), hanging]).await;
+    let (_host, mut c) = host_with(&server, Some(KEY)).await;
+    c.send_message(S, "t1", "Write a long story").await;
+    c.envelopes_until(|e| matches!(e.action, StateAction::SessionDelta(_)))
+        .await;
+    let cancelled_at = Instant::now();
+    c.dispatch(
+        S,
+        StateAction::SessionTurnCancelled(SessionTurnCancelledAction {
+            turn_id: "t1".into(),
+            extra: Default::default(),
+        }),
+    )
+    .await;
+    let closed = server
+        .next_close(Duration::from_secs(5))
+        .await
+        .expect("the host closed the upstream connection");
+    let took = closed.duration_since(cancelled_at);
+    assert!(
+        took < Duration::from_millis(100),
+        "closed {took:?} after the cancel"
+    );
+}
+
+#[tokio::test]
+async fn a_429_with_retry_after_is_retried_after_the_wait() {
+    let server = FakeServer::start(vec![
+        models(),
+        Reply::status(
+            429,
+            &[("retry-after", "1"), ("content-type", "application/json")],
+            r#"{"error": {"message": "slow down", "type": "rate_limit"}}"#,
+        ),
+        text_reply("After the wait."),
+    ])
+    .await;
+    let (host, mut c) = host_with(&server, Some(KEY)).await;
+    let started = Instant::now();
+    c.send_message(S, "t1", "Hello").await;
+    c.until_turn_end("t1").await;
+    assert!(
+        started.elapsed() >= Duration::from_millis(950),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(chat_requests(&server).len(), 2);
+    let state = host_state(&host.host, S).await;
+    assert_eq!(
+        markdown(&last_turn(&state).response_parts),
+        "After the wait."
+    );
+}
+
+/// Every file under `dir`, read whole.
+fn all_bytes(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Vec<u8>)>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            all_bytes(&path, out);
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            out.push((path, bytes));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_key_from_authenticate_is_used_and_is_nowhere_in_logs_state_or_the_database() {
+    let server = FakeServer::start(vec![
+        // The start lists models without a key: refused, so the configured one is offered.
+        Reply::status(401, &[], r#"{"error": {"message": "no key"}}"#),
+        Reply::status(
+            401,
+            &[],
+            r#"{"error": {"message": "Incorrect API key provided"}}"#,
+        ),
+        text_reply("Keyed answer."),
+    ])
+    .await;
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let logs = tempfile::tempdir().unwrap();
+    let log_path = logs.path().join("host.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let base = server.url("/v1");
+    let host = HostProcess::spawn_with_stderr(
+        data.path(),
+        work.path(),
+        "test-token-providers-0123456789",
+        &[
+            "--debug",
+            "--provider",
+            "openai",
+            "--provider-name",
+            "fake",
+            "--base-url",
+            &base,
+            "--model",
+            "test-model",
+        ],
+        log,
+    );
+    let mut c = Client::connect_url(&host.url(), "client-a").await;
+    let init = serde_json::to_value(c.initialize(&[ROOT_CHANNEL]).await).unwrap();
+    let resource = init
+        .pointer("/snapshots/0/state/agents/1/protectedResources/0/resource")
+        .and_then(Value::as_str)
+        .expect("a provider without a key declares a protected resource")
+        .to_owned();
+    model_session(&mut c).await;
+    // Without a key the endpoint refuses: the turn says how to authenticate.
+    c.send_message(S, "t1", "Hello").await;
+    let envs = c.until_turn_end("t1").await;
+    let StateAction::SessionError(error) = &envs.last().unwrap().action else {
+        panic!("the turn fails: {:?}", envs.last());
+    };
+    assert_eq!(error.error.error_type, "ProviderAuth");
+    assert!(
+        error.error.message.contains("authenticate"),
+        "{}",
+        error.error.message
+    );
+    assert!(
+        error.error.message.contains(&resource),
+        "{}",
+        error.error.message
+    );
+    c.call(
+        "authenticate",
+        json!({"channel": ROOT_CHANNEL, "resource": resource, "token": KEY}),
+    )
+    .await
+    .expect("authenticate succeeds");
+    c.send_message(S, "t2", "Hello again").await;
+    let envs = c.until_turn_end("t2").await;
+    assert!(matches!(
+        envs.last().unwrap().action,
+        StateAction::SessionTurnComplete(_)
+    ));
+    let requests = server.requests();
+    let keyed = requests.last().unwrap();
+    assert_eq!(
+        keyed.header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    assert_eq!(
+        requests[1].header("authorization"),
+        None,
+        "no key before authenticate"
+    );
+    let turns = c.fetch_turns(S, None, 10.0).await;
+    assert!(!serde_json::to_string(&turns).unwrap().contains(KEY));
+    c.close().await;
+    drop(host);
+    let mut files = Vec::new();
+    all_bytes(data.path(), &mut files);
+    assert!(!files.is_empty(), "the data directory holds the database");
+    let log_bytes = std::fs::read(&log_path).unwrap();
+    assert!(!log_bytes.is_empty(), "the host logged (--debug)");
+    files.push((log_path, log_bytes));
+    for (path, bytes) in files {
+        assert!(
+            !bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
+            "the key is in {}",
+            path.display()
+        );
+    }
+}
