@@ -161,11 +161,15 @@ impl Hub {
         p: SessionConfigCompletionsParams,
     ) -> Result<(), ErrorObject> {
         on_root(&p.channel, jsonrpc::SessionConfigCompletions::METHOD)?;
-        self.check_provider(p.provider.as_deref())?;
+        let provider = self.check_provider(p.provider.as_deref())?;
         if let Some(dir) = &p.working_directory {
             self.check_workdir(dir)?;
         }
-        let items = config::value_items(&p.property, p.query.as_deref().unwrap_or(""))
+        let schema = match self.model_agent(&provider) {
+            Some(agent) => config::schema_for(&agent.model_infos()),
+            None => config::schema(),
+        };
+        let items = config::value_items_in(&schema, &p.property, p.query.as_deref().unwrap_or(""))
             .map_err(|e| invalid(format!("invalid params at `property`: {e}")))?;
         self.core.respond(
             conn,

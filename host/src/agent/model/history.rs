@@ -191,3 +191,64 @@ fn history_id(turn_index: usize, id: &str) -> String {
         .collect();
     format!("h{turn_index}_{clean}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ahp_wasm::protocol::{MarkdownResponsePart, TurnState};
+
+    fn turn(id: &str, user: &str, answer: &str) -> Turn {
+        Turn {
+            id: id.into(),
+            message: ahp_wasm::protocol::Message::user(user),
+            response_parts: vec![ResponsePart::Markdown(MarkdownResponsePart {
+                id: "markdown-1".into(),
+                content: answer.into(),
+                extra: Default::default(),
+            })],
+            usage: None,
+            state: TurnState::Complete,
+            error: None,
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_newest_whole_turns_that_fit_are_kept() {
+        let turns: Vec<std::sync::Arc<Turn>> = vec![
+            turn("t1", &"a".repeat(50), &"b".repeat(50)).into(),
+            turn("t2", &"c".repeat(10), &"d".repeat(10)).into(),
+            turn("t3", &"e".repeat(10), &"f".repeat(10)).into(),
+        ];
+        let all = build(&turns, 10_000, 0);
+        assert_eq!(all.len(), 6);
+        assert_eq!(
+            all[0],
+            Message::User {
+                text: "a".repeat(50)
+            }
+        );
+        // 20 reserved + 40 for t2 and t3; t1 (100) does not fit, so it and older go.
+        let newest = build(&turns, 70, 20);
+        assert_eq!(newest.len(), 4);
+        assert_eq!(
+            newest[0],
+            Message::User {
+                text: "c".repeat(10)
+            }
+        );
+        // Nothing fits: no history, never half a turn.
+        assert!(build(&turns, 30, 20).is_empty());
+    }
+
+    #[test]
+    fn the_budget_follows_the_context_window_when_known() {
+        assert_eq!(budget(None), DEFAULT_BUDGET_CHARS);
+        assert_eq!(budget(Some(8_000)), 18_000);
+        assert_eq!(
+            clip("abcdef", 3),
+            "abc\n[cut: the result was longer than 3 characters]"
+        );
+        assert_eq!(history_id(2, "tool:1"), "h2_tool_1");
+    }
+}
