@@ -493,3 +493,169 @@ async fn a_key_from_authenticate_is_used_and_is_nowhere_in_logs_state_or_the_dat
         );
     }
 }
+
+#[tokio::test]
+async fn a_stream_cut_mid_turn_fails_the_turn_plainly_and_the_session_goes_on() {
+    let cut = Reply::stream(vec![chunk(json!({"content": "Half an ans"}), None)]).ending(End::Cut);
+    let server = FakeServer::start(vec![models(), cut, text_reply("Whole answer.")]).await;
+    let (host, mut c) = host_with(&server, Some(KEY)).await;
+    c.send_message(S, "t1", "Hello").await;
+    let envs = c.until_turn_end("t1").await;
+    let StateAction::SessionError(error) = &envs.last().unwrap().action else {
+        panic!("the turn fails: {:?}", envs.last());
+    };
+    assert!(
+        error.error.message.contains("model provider fake")
+            && error.error.message.contains("ended early"),
+        "{}",
+        error.error.message
+    );
+    let state = host_state(&host.host, S).await;
+    let failed = last_turn(&state);
+    assert_eq!(failed.state, TurnState::Error);
+    assert_eq!(
+        markdown(&failed.response_parts),
+        "Half an ans",
+        "what streamed is kept"
+    );
+    c.send_message(S, "t2", "Again").await;
+    c.until_turn_end("t2").await;
+    let state = host_state(&host.host, S).await;
+    assert_eq!(markdown(&last_turn(&state).response_parts), "Whole answer.");
+}
+
+fn anthropic_event(data: Value) -> Vec<u8> {
+    let name = data["type"].as_str().unwrap().to_string();
+    sse(Some(&name), &data.to_string())
+}
+
+/// A Messages API stream of `blocks` (each: its start block and its deltas), ending `reason`.
+fn anthropic_reply(blocks: Vec<(Value, Vec<Value>)>, reason: &str) -> Reply {
+    let mut parts = vec![anthropic_event(
+        json!({"type": "message_start", "message": {
+        "id": "msg_1", "type": "message", "role": "assistant", "content": [],
+        "model": "claude-test", "stop_reason": null, "stop_sequence": null,
+        "usage": {"input_tokens": 100, "output_tokens": 1}}}),
+    )];
+    for (index, (block, deltas)) in blocks.into_iter().enumerate() {
+        parts.push(anthropic_event(
+            json!({"type": "content_block_start", "index": index, "content_block": block}),
+        ));
+        for delta in deltas {
+            parts.push(anthropic_event(
+                json!({"type": "content_block_delta", "index": index, "delta": delta}),
+            ));
+        }
+        parts.push(anthropic_event(
+            json!({"type": "content_block_stop", "index": index}),
+        ));
+    }
+    parts.push(anthropic_event(json!({"type": "message_delta",
+        "delta": {"stop_reason": reason, "stop_sequence": null}, "usage": {"output_tokens": 20}})));
+    parts.push(anthropic_event(json!({"type": "message_stop"})));
+    Reply::stream(parts)
+}
+
+#[tokio::test]
+async fn an_anthropic_turn_reasons_calls_a_tool_and_sends_the_signed_thinking_back() {
+    let server = FakeServer::start(vec![
+        Reply::json(
+            200,
+            json!({"data": [{"type": "model", "id": "claude-test",
+            "display_name": "Claude Test", "created_at": "2025-01-01T00:00:00Z"}],
+            "has_more": false, "first_id": "claude-test", "last_id": "claude-test"}),
+        ),
+        anthropic_reply(
+            vec![
+                (
+                    json!({"type": "thinking", "thinking": ""}),
+                    vec![
+                        json!({"type": "thinking_delta", "thinking": "Look first."}),
+                        json!({"type": "signature_delta", "signature": "sig-1"}),
+                    ],
+                ),
+                (
+                    json!({"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {}}),
+                    vec![
+                        json!({"type": "input_json_delta", "partial_json": "{\"path\": \"hel"}),
+                        json!({"type": "input_json_delta", "partial_json": "lo.txt\"}"}),
+                    ],
+                ),
+            ],
+            "tool_use",
+        ),
+        anthropic_reply(
+            vec![(
+                json!({"type": "text", "text": ""}),
+                vec![json!({"type": "text_delta", "text": "It says hello."})],
+            )],
+            "end_turn",
+        ),
+    ])
+    .await;
+    let mut config = ProviderSpec {
+        kind: Some("anthropic".into()),
+        name: Some("claude".into()),
+        base_url: Some(server.url("")),
+        ..ProviderSpec::default()
+    }
+    .validate(1)
+    .unwrap();
+    config.timeouts.first_byte = Duration::from_secs(5);
+    let provider = Provider::with_key(config, ahp_host::providers::Secret::new(KEY)).unwrap();
+    let host = start_host_with(move |c| c.providers.push(provider)).await;
+    let mut c = Client::ready(&host.host, "client-a").await;
+    c.request::<jsonrpc::CreateSession>(CreateSessionParams {
+        channel: S.into(),
+        provider: Some("claude".into()),
+        ..Default::default()
+    })
+    .await
+    .expect("createSession with the provider succeeds");
+    c.subscribe(S).await;
+    c.send_message(S, "t1", "What does hello.txt say?").await;
+    let (_, ready) = c.until_tool_call_ready().await;
+    c.dispatch(S, approve("t1", &ready.tool_call_id)).await;
+    c.until_turn_end("t1").await;
+    let requests: Vec<Value> = server
+        .requests()
+        .iter()
+        .filter(|r| r.target.ends_with("/v1/messages"))
+        .map(|r| r.json())
+        .collect();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[0]["model"], "claude-test",
+        "the listed model is the default"
+    );
+    assert!(requests[0]["system"]
+        .as_str()
+        .unwrap()
+        .contains("## identity"));
+    let messages = requests[1]["messages"].as_array().unwrap();
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(
+        messages[1]["content"][0],
+        json!({"type": "thinking", "thinking": "Look first.", "signature": "sig-1"})
+    );
+    assert_eq!(
+        messages[1]["content"][1]["input"],
+        json!({"path": "hello.txt"})
+    );
+    let result = &messages[2]["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(result["tool_use_id"], "toolu_1");
+    assert!(
+        result
+            .to_string()
+            .contains("hello from the working directory"),
+        "{result}"
+    );
+    let state = host_state(&host.host, S).await;
+    let turn = last_turn(&state);
+    assert_eq!(markdown(&turn.response_parts), "It says hello.");
+    assert!(turn
+        .response_parts
+        .iter()
+        .any(|p| matches!(p, ResponsePart::Reasoning(r) if r.content == "Look first.")));
+}
