@@ -659,3 +659,68 @@ async fn an_anthropic_turn_reasons_calls_a_tool_and_sends_the_signed_thinking_ba
         .iter()
         .any(|p| matches!(p, ResponsePart::Reasoning(r) if r.content == "Look first.")));
 }
+
+#[tokio::test]
+async fn a_provider_whose_key_comes_from_the_client_requires_it_before_any_request() {
+    let server = FakeServer::start(vec![text_reply("Keyed.")]).await;
+    let mut config = ProviderSpec {
+        kind: Some("openai".into()),
+        name: Some("fake".into()),
+        base_url: Some(server.url("/v1")),
+        models: vec!["test-model".into()],
+        api_key_from_client: Some(true),
+        ..ProviderSpec::default()
+    }
+    .validate(1)
+    .unwrap();
+    config.timeouts.first_byte = Duration::from_secs(5);
+    let provider = Provider::new(config).unwrap();
+    let host = start_host_with(move |c| c.providers.push(provider)).await;
+    let mut c = Client::connect(&host.host, "client-a").await;
+    let init = serde_json::to_value(c.initialize(&[ROOT_CHANNEL]).await).unwrap();
+    let declared = init
+        .pointer("/snapshots/0/state/agents/1/protectedResources/0")
+        .expect("a protected resource")
+        .clone();
+    assert_eq!(declared["required"], true);
+    let resource = declared["resource"].as_str().unwrap().to_owned();
+    model_session(&mut c).await;
+    c.send_message(S, "t1", "Hello").await;
+    let envs = c.until_turn_end("t1").await;
+    let StateAction::SessionError(error) = &envs.last().unwrap().action else {
+        panic!("the turn fails: {:?}", envs.last());
+    };
+    assert!(
+        error.error.message.contains(&resource),
+        "{}",
+        error.error.message
+    );
+    assert!(
+        server.requests().is_empty(),
+        "no request without a key, not even the model list"
+    );
+    c.call(
+        "authenticate",
+        json!({"channel": ROOT_CHANNEL, "resource": resource, "token": KEY}),
+    )
+    .await
+    .expect("authenticate succeeds");
+    c.send_message(S, "t2", "Hello again").await;
+    c.until_turn_end("t2").await;
+    let sent = server.requests();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(
+        sent[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    // Another connection of another client has no key: its turns are refused again.
+    let mut b = Client::ready(&host.host, "client-b").await;
+    b.subscribe(S).await;
+    b.send_message(S, "t3", "Me too").await;
+    let envs = b.until_turn_end("t3").await;
+    assert!(matches!(
+        envs.last().unwrap().action,
+        StateAction::SessionError(_)
+    ));
+    assert_eq!(server.requests().len(), 1);
+}

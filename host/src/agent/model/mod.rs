@@ -5,7 +5,7 @@
 //! the active client's ([`tools`]), with the built-in agent's confirmation rules.
 //!
 //! A provider without a configured key declares a protected resource (`required: false`: a
-//! local server needs none); a key a client sends with `authenticate` for it lives in that
+//! local server needs none; `true` with `--api-key-from-client`); a key a client sends with `authenticate` for it lives in that
 //! connection's memory only (`hub/model_agents.rs`) and is used by the turns it starts.
 
 pub mod history;
@@ -42,8 +42,9 @@ impl ModelAgent {
         let resource = (!provider.has_key()).then(|| ProtectedResourceMetadata {
             resource: resource_of(&name),
             resource_name: Some(format!("API key of model provider {name}")),
-            // A local endpoint (Ollama, llama.cpp) takes no key: clients may skip it.
-            required: Some(false),
+            // Required when the key is to come from the client; else the endpoint may take
+            // none (Ollama, llama.cpp) and clients may skip it.
+            required: Some(provider.key_from_client()),
             ..Default::default()
         });
         ModelAgent {
@@ -100,7 +101,14 @@ impl ModelAgent {
 /// configured models only; the start says why, never with a key).
 pub async fn load(providers: &[Provider], timeout: Duration) -> Vec<ModelAgent> {
     let fetches = providers.iter().map(|p| async move {
-        let listed = match tokio::time::timeout(timeout, p.fetch_models(None)).await {
+        // Without a key the list would be refused.
+        let fetch = async {
+            match p.key_from_client() {
+                true => Ok(Vec::new()),
+                false => p.fetch_models(None).await,
+            }
+        };
+        let listed = match tokio::time::timeout(timeout, fetch).await {
             Ok(Ok(models)) => models,
             Ok(Err(e)) => {
                 eprintln!(

@@ -37,6 +37,16 @@ const INVALID: &str = "InvalidToolCall";
 
 impl Turn {
     pub(in crate::agent) async fn run_model(&mut self, mut run: ModelRun) -> Step {
+        if run.key.is_none() && run.provider.key_from_client() {
+            let name = &run.provider.config().name;
+            let resource = run.resource.as_deref().unwrap_or_default();
+            let message = format!(
+                "model provider {name}: it takes its API key from the client, and this \
+                 connection gave none. Send `authenticate` with resource `{resource}` and your \
+                 API key, then try again"
+            );
+            return self.fail_turn("ProviderAuth", message).await;
+        }
         let system = prompt::assemble(&self.job.prompt);
         let offered = tools::offered(&self.job);
         let mut messages = std::mem::take(&mut run.history);
@@ -385,12 +395,18 @@ impl Turn {
         if let Some(key) = &run.key {
             message = key.scrub(&message);
         }
+        self.fail_turn(kind, format!("model provider {name}: {message}"))
+            .await
+    }
+
+    /// Ends the turn with `session/error`.
+    async fn fail_turn(&mut self, kind: &str, message: String) -> Step {
         self.emit(vec![StateAction::SessionError(Box::new(
             SessionErrorAction {
                 turn_id: self.job.turn_id.clone(),
                 error: ErrorInfo {
                     error_type: kind.into(),
-                    message: format!("model provider {name}: {message}"),
+                    message,
                     stack: None,
                     extra: Default::default(),
                 },
