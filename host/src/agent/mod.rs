@@ -1,7 +1,9 @@
-//! The built-in agent: deterministic, no network, no model. For each turn it streams reasoning
-//! and markdown and, on directives in the user message (see [`directives`]), calls server and
-//! client tools, asks for input, renames the session or fails. It runs as a task per turn and
-//! emits server-originated actions through the hub like any other producer.
+//! The agents. The built-in one: deterministic, no network, no model. For each turn it streams
+//! reasoning and markdown and, on directives in the user message (see [`directives`]), calls
+//! server and client tools, asks for input, renames the session or fails. The model agents
+//! ([`model`]): a configured provider's model answers instead, calling the same tools through
+//! the same code (`exec.rs`, `calls.rs`, `run.rs`). Either runs as a task per turn and emits
+//! server-originated actions through the hub like any other producer.
 
 mod calls;
 pub mod config;

@@ -1,5 +1,6 @@
-//! Side effects of applied actions: starting and stopping the agent, consuming queued and
-//! steering messages, deferred model/agent changes, and the active client leaving.
+//! Side effects of applied actions: starting and stopping the agent (built-in or a model
+//! agent), consuming queued and steering messages, deferred model/agent changes, and the
+//! active client leaving.
 
 use super::sessions::AgentRun;
 use super::Hub;

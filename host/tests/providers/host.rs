@@ -766,3 +766,41 @@ async fn the_host_adds_little_per_streamed_chunk() {
     eprintln!("per-chunk latency through the host: p50 {p50:?}, p99 {p99:?}");
     assert!(p99 < Duration::from_millis(50), "p50 {p50:?}, p99 {p99:?}");
 }
+
+#[tokio::test]
+async fn ask_mode_offers_the_model_no_tools_and_a_call_it_makes_anyway_fails() {
+    let server = FakeServer::start(vec![
+        models(),
+        tool_reply(&[("call_1", "list_files", r#"{"path": "."}"#)]),
+        text_reply("Without tools then."),
+    ])
+    .await;
+    let provider = fake_provider(&server, Some(KEY));
+    let host = start_host_with(move |c| c.providers.push(provider)).await;
+    let mut c = Client::ready(&host.host, "client-a").await;
+    let config = json!({"mode": "ask"}).as_object().unwrap().clone();
+    c.request::<jsonrpc::CreateSession>(CreateSessionParams {
+        channel: S.into(),
+        provider: Some("fake".into()),
+        config: Some(config),
+        ..Default::default()
+    })
+    .await
+    .expect("createSession in ask mode succeeds");
+    c.subscribe(S).await;
+    c.send_message(S, "t1", "List the files").await;
+    c.until_turn_end("t1").await;
+    let requests = chat_requests(&server);
+    assert!(requests[0].get("tools").is_none(), "{}", requests[0]);
+    // The refused call and its result go back as text, not tool blocks.
+    let second = requests[1]["messages"].to_string();
+    assert!(!second.contains("tool_call_id"), "{second}");
+    assert!(
+        second.contains("tools are off in this session's `ask` mode"),
+        "{second}"
+    );
+    let state = host_state(&host.host, S).await;
+    let turn = last_turn(&state);
+    assert!(matches!(tool_calls(turn)[..], [ToolCallState::Completed(ref d)] if !d.success));
+    assert_eq!(markdown(&turn.response_parts), "Without tools then.");
+}

@@ -147,12 +147,55 @@ fn finished_call(index: usize, state: &ToolCallState) -> Option<(ToolCall, Strin
         ),
         _ => return None,
     };
+    // A name the model made up may break an endpoint's rule: the result says what it was.
+    let name = if super::tools::valid_name(name) {
+        name.clone()
+    } else {
+        "invalid_tool_name".to_owned()
+    };
     let call = ToolCall {
         id: history_id(index, id),
-        name: name.clone(),
+        name,
         arguments: input.unwrap_or("{}").to_owned(),
     };
     Some((call, clip(&content, MAX_RESULT_CHARS), is_error))
+}
+
+/// The conversation with its tool calls and results as text: for a request that offers no
+/// tools (`ask` mode), which some endpoints refuse to take with tool blocks.
+pub fn without_tools(messages: Vec<Message>) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    for message in messages {
+        match message {
+            Message::Assistant { parts } => {
+                let text: Vec<String> = parts
+                    .into_iter()
+                    .filter_map(|p| match p {
+                        AssistantPart::Text(t) => Some(t),
+                        AssistantPart::ToolCall(c) => {
+                            Some(format!("[called the tool {} with {}]", c.name, c.arguments))
+                        }
+                        AssistantPart::Reasoning { .. } => None,
+                    })
+                    .collect();
+                if !text.is_empty() {
+                    out.push(Message::Assistant {
+                        parts: vec![AssistantPart::Text(text.join("\n"))],
+                    });
+                }
+            }
+            Message::ToolResult {
+                content, is_error, ..
+            } => {
+                let what = if is_error { "failed" } else { "returned" };
+                out.push(Message::User {
+                    text: format!("[the tool {what}: {content}]"),
+                });
+            }
+            user => out.push(user),
+        }
+    }
+    out
 }
 
 /// A tool result's text for the model: its text contents, else its summary.
@@ -239,6 +282,44 @@ mod tests {
         );
         // Nothing fits: no history, never half a turn.
         assert!(build(&turns, 30, 20).is_empty());
+    }
+
+    #[test]
+    fn without_tools_the_calls_and_results_become_text() {
+        let call = ToolCall {
+            id: "h0_tool-1".into(),
+            name: "list_files".into(),
+            arguments: r#"{"path":"."}"#.into(),
+        };
+        let messages = vec![
+            Message::User { text: "hi".into() },
+            Message::Assistant {
+                parts: vec![
+                    AssistantPart::Text("Looking.".into()),
+                    AssistantPart::ToolCall(call),
+                ],
+            },
+            Message::ToolResult {
+                call_id: "h0_tool-1".into(),
+                content: "a.txt".into(),
+                is_error: false,
+            },
+        ];
+        let flat = without_tools(messages);
+        assert_eq!(
+            flat[1],
+            Message::Assistant {
+                parts: vec![AssistantPart::Text(
+                    "Looking.\n[called the tool list_files with {\"path\":\".\"}]".into()
+                )]
+            }
+        );
+        assert_eq!(
+            flat[2],
+            Message::User {
+                text: "[the tool returned: a.txt]".into()
+            }
+        );
     }
 
     #[test]

@@ -67,7 +67,10 @@ impl Turn {
             let request = ChatRequest {
                 model: self.job.model.clone(),
                 system: Some(system.clone()).filter(|s| !s.is_empty()),
-                messages: messages.clone(),
+                messages: match offered.is_empty() {
+                    true => history::without_tools(messages.clone()),
+                    false => messages.clone(),
+                },
                 tools: offered.iter().map(|o| o.definition.clone()).collect(),
                 max_tokens: None,
             };
