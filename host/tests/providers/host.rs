@@ -804,3 +804,31 @@ async fn ask_mode_offers_the_model_no_tools_and_a_call_it_makes_anyway_fails() {
     assert!(matches!(tool_calls(turn)[..], [ToolCallState::Completed(ref d)] if !d.success));
     assert_eq!(markdown(&turn.response_parts), "Without tools then.");
 }
+
+#[tokio::test]
+async fn the_tool_loop_stops_after_8_requests_and_says_so() {
+    let mut replies = vec![models()];
+    for i in 0..9 {
+        let id = format!("call_{i}");
+        replies.push(tool_reply(&[(&id, "no_such_tool", "{}")]));
+    }
+    let server = FakeServer::start(replies).await;
+    let (host, mut c) = host_with(&server, Some(KEY)).await;
+    c.send_message(S, "t1", "Loop forever").await;
+    c.until_turn_end("t1").await;
+    assert_eq!(
+        chat_requests(&server).len(),
+        8,
+        "the ninth reply is never asked for"
+    );
+    let state = host_state(&host.host, S).await;
+    let turn = last_turn(&state);
+    assert_eq!(turn.state, TurnState::Complete);
+    assert_eq!(
+        tool_calls(turn).len(),
+        7,
+        "the 8th answer's calls are not run"
+    );
+    let text = markdown(&turn.response_parts);
+    assert!(text.contains("after 8 rounds"), "{text}");
+}
