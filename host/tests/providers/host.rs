@@ -10,7 +10,7 @@ use ahp_wasm::protocol::*;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-const S: &str = "ahp-session:/model";
+pub(crate) const S: &str = "ahp-session:/model";
 
 fn chunk(delta: Value, finish: Option<&str>) -> Vec<u8> {
     let data = json!({
@@ -33,7 +33,7 @@ fn done() -> Vec<u8> {
 }
 
 /// A streamed answer: some reasoning, then `text` in two deltas.
-fn text_reply(text: &str) -> Reply {
+pub(crate) fn text_reply(text: &str) -> Reply {
     let (a, b) = text.split_at(text.len() / 2);
     Reply::stream(vec![
         chunk(json!({"role": "assistant", "content": ""}), None),
@@ -102,7 +102,7 @@ async fn host_with(server: &FakeServer, key: Option<&str>) -> (TestHost, Client)
     (host, c)
 }
 
-async fn model_session(c: &mut Client) {
+pub(crate) async fn model_session(c: &mut Client) {
     c.request::<jsonrpc::CreateSession>(CreateSessionParams {
         channel: S.into(),
         provider: Some("fake".into()),
@@ -379,121 +379,6 @@ async fn a_429_with_retry_after_is_retried_after_the_wait() {
     );
 }
 
-/// Every file under `dir`, read whole.
-fn all_bytes(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Vec<u8>)>) {
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            all_bytes(&path, out);
-        } else if let Ok(bytes) = std::fs::read(&path) {
-            out.push((path, bytes));
-        }
-    }
-}
-
-#[tokio::test]
-async fn a_key_from_authenticate_is_used_and_is_nowhere_in_logs_state_or_the_database() {
-    let server = FakeServer::start(vec![
-        // The start lists models without a key: refused, so the configured one is offered.
-        Reply::status(401, &[], r#"{"error": {"message": "no key"}}"#),
-        Reply::status(
-            401,
-            &[],
-            r#"{"error": {"message": "Incorrect API key provided"}}"#,
-        ),
-        text_reply("Keyed answer."),
-    ])
-    .await;
-    let data = tempfile::tempdir().unwrap();
-    let work = tempfile::tempdir().unwrap();
-    let logs = tempfile::tempdir().unwrap();
-    let log_path = logs.path().join("host.log");
-    let log = std::fs::File::create(&log_path).unwrap();
-    let base = server.url("/v1");
-    let host = HostProcess::spawn_with_stderr(
-        data.path(),
-        work.path(),
-        "test-token-providers-0123456789",
-        &[
-            "--debug",
-            "--provider",
-            "openai",
-            "--provider-name",
-            "fake",
-            "--base-url",
-            &base,
-            "--model",
-            "test-model",
-        ],
-        log,
-    );
-    let mut c = Client::connect_url(&host.url(), "client-a").await;
-    let init = serde_json::to_value(c.initialize(&[ROOT_CHANNEL]).await).unwrap();
-    let resource = init
-        .pointer("/snapshots/0/state/agents/1/protectedResources/0/resource")
-        .and_then(Value::as_str)
-        .expect("a provider without a key declares a protected resource")
-        .to_owned();
-    model_session(&mut c).await;
-    // Without a key the endpoint refuses: the turn says how to authenticate.
-    c.send_message(S, "t1", "Hello").await;
-    let envs = c.until_turn_end("t1").await;
-    let StateAction::SessionError(error) = &envs.last().unwrap().action else {
-        panic!("the turn fails: {:?}", envs.last());
-    };
-    assert_eq!(error.error.error_type, "ProviderAuth");
-    assert!(
-        error.error.message.contains("authenticate"),
-        "{}",
-        error.error.message
-    );
-    assert!(
-        error.error.message.contains(&resource),
-        "{}",
-        error.error.message
-    );
-    c.call(
-        "authenticate",
-        json!({"channel": ROOT_CHANNEL, "resource": resource, "token": KEY}),
-    )
-    .await
-    .expect("authenticate succeeds");
-    c.send_message(S, "t2", "Hello again").await;
-    let envs = c.until_turn_end("t2").await;
-    assert!(matches!(
-        envs.last().unwrap().action,
-        StateAction::SessionTurnComplete(_)
-    ));
-    let requests = server.requests();
-    let keyed = requests.last().unwrap();
-    assert_eq!(
-        keyed.header("authorization"),
-        Some(format!("Bearer {KEY}").as_str())
-    );
-    assert_eq!(
-        requests[1].header("authorization"),
-        None,
-        "no key before authenticate"
-    );
-    let turns = c.fetch_turns(S, None, 10.0).await;
-    assert!(!serde_json::to_string(&turns).unwrap().contains(KEY));
-    c.close().await;
-    drop(host);
-    let mut files = Vec::new();
-    all_bytes(data.path(), &mut files);
-    assert!(!files.is_empty(), "the data directory holds the database");
-    let log_bytes = std::fs::read(&log_path).unwrap();
-    assert!(!log_bytes.is_empty(), "the host logged (--debug)");
-    files.push((log_path, log_bytes));
-    for (path, bytes) in files {
-        assert!(
-            !bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()),
-            "the key is in {}",
-            path.display()
-        );
-    }
-}
-
 #[tokio::test]
 async fn a_stream_cut_mid_turn_fails_the_turn_plainly_and_the_session_goes_on() {
     let cut = Reply::stream(vec![chunk(json!({"content": "Half an ans"}), None)]).ending(End::Cut);
@@ -658,71 +543,6 @@ async fn an_anthropic_turn_reasons_calls_a_tool_and_sends_the_signed_thinking_ba
         .response_parts
         .iter()
         .any(|p| matches!(p, ResponsePart::Reasoning(r) if r.content == "Look first.")));
-}
-
-#[tokio::test]
-async fn a_provider_whose_key_comes_from_the_client_requires_it_before_any_request() {
-    let server = FakeServer::start(vec![text_reply("Keyed.")]).await;
-    let mut config = ProviderSpec {
-        kind: Some("openai".into()),
-        name: Some("fake".into()),
-        base_url: Some(server.url("/v1")),
-        models: vec!["test-model".into()],
-        api_key_from_client: Some(true),
-        ..ProviderSpec::default()
-    }
-    .validate(1)
-    .unwrap();
-    config.timeouts.first_byte = Duration::from_secs(5);
-    let provider = Provider::new(config).unwrap();
-    let host = start_host_with(move |c| c.providers.push(provider)).await;
-    let mut c = Client::connect(&host.host, "client-a").await;
-    let init = serde_json::to_value(c.initialize(&[ROOT_CHANNEL]).await).unwrap();
-    let declared = init
-        .pointer("/snapshots/0/state/agents/1/protectedResources/0")
-        .expect("a protected resource")
-        .clone();
-    assert_eq!(declared["required"], true);
-    let resource = declared["resource"].as_str().unwrap().to_owned();
-    model_session(&mut c).await;
-    c.send_message(S, "t1", "Hello").await;
-    let envs = c.until_turn_end("t1").await;
-    let StateAction::SessionError(error) = &envs.last().unwrap().action else {
-        panic!("the turn fails: {:?}", envs.last());
-    };
-    assert!(
-        error.error.message.contains(&resource),
-        "{}",
-        error.error.message
-    );
-    assert!(
-        server.requests().is_empty(),
-        "no request without a key, not even the model list"
-    );
-    c.call(
-        "authenticate",
-        json!({"channel": ROOT_CHANNEL, "resource": resource, "token": KEY}),
-    )
-    .await
-    .expect("authenticate succeeds");
-    c.send_message(S, "t2", "Hello again").await;
-    c.until_turn_end("t2").await;
-    let sent = server.requests();
-    assert_eq!(sent.len(), 1);
-    assert_eq!(
-        sent[0].header("authorization"),
-        Some(format!("Bearer {KEY}").as_str())
-    );
-    // Another connection of another client has no key: its turns are refused again.
-    let mut b = Client::ready(&host.host, "client-b").await;
-    b.subscribe(S).await;
-    b.send_message(S, "t3", "Me too").await;
-    let envs = b.until_turn_end("t3").await;
-    assert!(matches!(
-        envs.last().unwrap().action,
-        StateAction::SessionError(_)
-    ));
-    assert_eq!(server.requests().len(), 1);
 }
 
 /// The host's part of a streamed chunk's way: from the fake endpoint's write to the subscriber's

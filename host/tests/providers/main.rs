@@ -10,6 +10,7 @@ mod anthropic;
 mod config;
 mod fake;
 mod host;
+mod host_keys;
 mod openai;
 
 use ahp_host::providers::{
