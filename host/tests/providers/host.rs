@@ -652,3 +652,70 @@ async fn the_tool_loop_stops_after_8_requests_and_says_so() {
     let text = markdown(&turn.response_parts);
     assert!(text.contains("after 8 rounds"), "{text}");
 }
+
+#[tokio::test]
+async fn a_denied_call_is_told_to_the_model_and_a_client_tool_goes_to_the_active_client() {
+    let server = FakeServer::start(vec![
+        models(),
+        tool_reply(&[("call_1", "write_file", r#"{"path": "x.txt", "text": "hi"}"#)]),
+        tool_reply(&[("call_2", "pick_color", r#"{"palette": "warm"}"#)]),
+        text_reply("Orange it is."),
+    ])
+    .await;
+    let (host, mut c) = host_with(&server, Some(KEY)).await;
+    let claim: StateAction = serde_json::from_value(json!({"type": "session/activeClientChanged",
+        "activeClient": {"clientId": "client-a", "tools": [{"name": "pick_color",
+            "description": "Asks the user for a color",
+            "inputSchema": {"type": "object", "properties": {"palette": {"type": "string"}}}}]}}))
+    .unwrap();
+    let seq = c.dispatch(S, claim).await;
+    c.echo_of(seq).await;
+    c.send_message(S, "t1", "Write x.txt, then pick a color")
+        .await;
+    let (_, ready) = c.until_tool_call_ready().await;
+    c.dispatch(S, deny("t1", &ready.tool_call_id)).await;
+    let (_, client_call) = c.until_tool_call_ready().await;
+    assert_eq!(
+        client_call.confirmed,
+        Some(ToolCallConfirmationReason::NotNeeded),
+        "the client decides about its own tools"
+    );
+    assert_eq!(
+        client_call.tool_input.as_deref(),
+        Some(r#"{"palette":"warm"}"#)
+    );
+    let complete: StateAction = serde_json::from_value(json!({"type": "session/toolCallComplete",
+        "turnId": "t1", "toolCallId": client_call.tool_call_id,
+        "result": {"success": true, "pastTenseMessage": "Picked",
+                   "content": [{"type": "text", "text": "orange"}]}}))
+    .unwrap();
+    c.dispatch(S, complete).await;
+    c.until_turn_end("t1").await;
+    assert!(
+        !host.work.path().join("x.txt").exists(),
+        "the denied write did not run"
+    );
+    let requests = chat_requests(&server);
+    let tools: Vec<&str> = requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(tools.contains(&"pick_color"), "{tools:?}");
+    let results = |i: usize| -> Vec<String> {
+        requests[i]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(results(1)[0].contains("denied"), "{:?}", results(1));
+    assert_eq!(results(2)[1], "orange");
+    let state = host_state(&host.host, S).await;
+    let turn = last_turn(&state);
+    assert!(matches!(tool_calls(turn)[0], ToolCallState::Cancelled(_)));
+    assert_eq!(markdown(&turn.response_parts), "Orange it is.");
+}
