@@ -144,6 +144,10 @@ pub struct Cli {
     /// How long one `authenticate` unlocks the agent for a connection, in seconds.
     #[arg(long, value_name = "SECS", default_value_t = crate::agent_auth::DEFAULT_TTL.as_secs())]
     pub agent_auth_ttl: u64,
+    /// Model providers (`--provider openai --base-url URL --model M`, repeatable): each is an
+    /// agent next to the built-in one. Read with [`providers_from`] (the flags' order matters).
+    #[command(flatten)]
+    pub providers: crate::providers::ProviderArgs,
 }
 
 /// Resource bounds; every one of them is enforced and tested.
@@ -255,6 +259,10 @@ pub struct Config {
     pub mcp: McpLimits,
     /// `--agent-auth-token-file`: the built-in agent needs `authenticate` first.
     pub agent_auth: Option<crate::agent_auth::AgentAuthConfig>,
+    /// Model providers, their keys read (see [`providers_from`]): each becomes an agent.
+    pub providers: Vec<crate::providers::Provider>,
+    /// How long the start waits for each provider's model list.
+    pub provider_models_timeout: Duration,
 }
 
 impl Config {
@@ -282,6 +290,8 @@ impl Config {
             debug: false,
             mcp: McpLimits::default(),
             agent_auth: None,
+            providers: Vec::new(),
+            provider_models_timeout: DEFAULT_MODELS_TIMEOUT,
         }
     }
 }
@@ -338,8 +348,33 @@ impl From<Cli> for Config {
                     ttl: Duration::from_secs(cli.agent_auth_ttl),
                 }
             }),
+            // The flags' order is only in the matches: see `providers_from`.
+            providers: Vec::new(),
+            provider_models_timeout: DEFAULT_MODELS_TIMEOUT,
         }
     }
+}
+
+/// How long the start waits for a provider's model list before offering its configured models.
+pub const DEFAULT_MODELS_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The model providers of the parsed command line (`matches` of [`Cli`]), their keys read from
+/// the environment or files once. The variables that held keys are then removed from the
+/// host's environment, so no child process (shell, MCP server) inherits them. Call it before
+/// any other thread runs. Errors name the provider and the field, never a key.
+pub fn providers_from(
+    matches: &clap::ArgMatches,
+) -> Result<Vec<crate::providers::Provider>, String> {
+    let configs = crate::providers::ProviderArgs::configs(matches).map_err(|e| e.to_string())?;
+    let mut out = Vec::with_capacity(configs.len());
+    for config in configs {
+        let variable = config.key_variable().map(str::to_owned);
+        out.push(crate::providers::Provider::new(config).map_err(|e| e.to_string())?);
+        if let Some(variable) = variable {
+            std::env::remove_var(variable);
+        }
+    }
+    Ok(out)
 }
 
 /// `$XDG_STATE_HOME/ahp-host`, else `$HOME/.local/state/ahp-host`, else `./.ahp-host`.
@@ -426,6 +461,46 @@ mod tests {
         assert_eq!(auth.token_file, PathBuf::from("token"));
         assert_eq!(auth.ttl, Duration::from_secs(90));
         assert_eq!(auth.resource, crate::agent_auth::DEFAULT_RESOURCE);
+    }
+
+    #[test]
+    fn provider_flags_become_providers_in_order() {
+        use clap::{CommandFactory, FromArgMatches};
+        let matches = Cli::command()
+            .try_get_matches_from([
+                "ahp-host",
+                "--port",
+                "0",
+                "--provider",
+                "openai",
+                "--base-url",
+                "http://127.0.0.1:11434/v1",
+                "--model",
+                "llama3.2",
+                "--provider",
+                "anthropic",
+                "--provider-name",
+                "claude",
+                "--model",
+                "claude-sonnet-4-5",
+            ])
+            .unwrap();
+        assert_eq!(Cli::from_arg_matches(&matches).unwrap().port, 0);
+        let providers = providers_from(&matches).unwrap();
+        let names: Vec<&str> = providers.iter().map(|p| p.config().name.as_str()).collect();
+        assert_eq!(names, ["openai", "claude"]);
+        assert_eq!(providers[0].config().models, ["llama3.2"]);
+        assert_eq!(
+            providers[0].config().base_url.as_str(),
+            "http://127.0.0.1:11434/v1"
+        );
+        let bad = Cli::command()
+            .try_get_matches_from(["ahp-host", "--model", "m"])
+            .unwrap();
+        let err = providers_from(&bad).unwrap_err();
+        assert!(err.contains("--model must follow a --provider"), "{err}");
+        let none = Cli::command().try_get_matches_from(["ahp-host"]).unwrap();
+        assert!(providers_from(&none).unwrap().is_empty());
     }
 
     #[test]

@@ -9,12 +9,13 @@
 //! - [`customize`]: plugins and directories parsed into customizations; [`peer`]: requests
 //!   from the host to a client;
 //! - [`changes`]: a session's changes against git `HEAD` or a snapshot, and reverts;
-//! - [`agent`]: the built-in agent (and its session config); [`completions`]: `@` file and `/`
+//! - [`agent`]: the built-in agent (and its session config) and the model agents
+//!   (`agent::model`: a configured provider per agent); [`completions`]: `@` file and `/`
 //!   directive completions; [`resources`]: the file sandbox; [`security`]: token, origin and
 //!   input checks; [`agent_auth`]: the built-in agent's protected resource; [`child_process`]:
 //!   what child processes get of the host (not its secrets); [`compat`]: the AHP 0.3.0 view of
 //!   an AHP 1.0 session (its default chat), for 0.3.0 clients of a 1.0 host; [`providers`]:
-//!   model endpoints (OpenAI-compatible, Anthropic), not yet wired to the agent.
+//!   model endpoints (OpenAI-compatible, Anthropic).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {

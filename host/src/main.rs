@@ -1,11 +1,22 @@
 //! The `ahp-host` binary: parses flags, starts the server, prints where to find it.
 
 use ahp_host::{Cli, Config};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let config = Config::from(Cli::parse());
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let mut config = Config::from(cli);
+    // Keys are read here, once, and their variables leave the environment before any thread
+    // or child process starts.
+    config.providers = match ahp_host::config::providers_from(&matches) {
+        Ok(providers) => providers,
+        Err(e) => {
+            eprintln!("ahp-host: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     // Before any other thread runs: the token read from the environment leaves it, and no
     // child (shell, `/run`, MCP server) can read it from this process (see `child_process`).
     ahp_host::child_process::forget_secrets();

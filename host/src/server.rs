@@ -107,6 +107,8 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
         Some(auth) => Some(crate::agent_auth::AgentLock::load(auth).map_err(StartError)?),
         None => None,
     };
+    let model_agents =
+        crate::agent::model::load(&config.providers, config.provider_models_timeout).await;
     let store = Store::open(&config.data_dir).map_err(|e| StartError(e.to_string()))?;
     let loaded = store.load().map_err(|e| StartError(e.to_string()))?;
     let listener = tokio::net::TcpListener::bind((config.listen, config.port))
@@ -146,6 +148,7 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
     if let Some(lock) = agent_lock {
         hub.protect_agent(lock);
     }
+    hub.add_model_agents(model_agents);
     let hub_thread = std::thread::Builder::new()
         .name("ahp-hub".into())
         .spawn(move || hub.run(hub_rx))

@@ -6,7 +6,7 @@ use ahp_wasm::protocol::*;
 
 /// A tool result: `summary` is its past-tense message, and its error's message when it failed
 /// (with `error_code`, if any).
-pub(super) fn tool_result(
+pub(crate) fn tool_result(
     success: bool,
     summary: &str,
     content: Vec<ToolResultContent>,
@@ -27,7 +27,7 @@ pub(super) fn tool_result(
 }
 
 /// Text content of a tool result.
-pub(super) fn text_content(text: &str) -> ToolResultContent {
+pub(crate) fn text_content(text: &str) -> ToolResultContent {
     ToolResultContent::Text(ToolResultTextContent {
         text: text.to_owned(),
         extra: Default::default(),
@@ -38,7 +38,7 @@ impl Turn {
     /// Announces started tool call `id` as ready: with `confirmation_title`, it waits for the
     /// user's decision (`session/toolCallConfirmed`); without, it runs at once (`confirmed:
     /// not-needed`).
-    pub(super) async fn tool_ready(
+    pub(crate) async fn tool_ready(
         &mut self,
         id: &str,
         invocation: String,
@@ -68,7 +68,7 @@ impl Turn {
     }
 
     /// Completes tool call `id` with `result`.
-    pub(super) async fn complete_tool(&mut self, id: &str, result: ToolCallResult) -> Step {
+    pub(crate) async fn complete_tool(&mut self, id: &str, result: ToolCallResult) -> Step {
         self.emit(vec![StateAction::SessionToolCallComplete(Box::new(
             SessionToolCallCompleteAction {
                 turn_id: self.job.turn_id.clone(),

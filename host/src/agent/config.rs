@@ -245,10 +245,18 @@ fn kind_of(value: &Value) -> &'static str {
 /// within its `enum`.
 /// `defaults` (the host's, from root `config.values`) come before the schema's own.
 pub fn resolve(config: Option<&JsonObject>, defaults: &JsonObject) -> Result<JsonObject, String> {
-    let schema = schema();
+    resolve_in(&schema(), config, defaults)
+}
+
+/// [`resolve`] against `schema`.
+fn resolve_in(
+    schema: &SessionConfigSchema,
+    config: Option<&JsonObject>,
+    defaults: &JsonObject,
+) -> Result<JsonObject, String> {
     let mut values = JsonObject::new();
     for (key, value) in config.into_iter().flatten() {
-        check_value(&schema, key, value)?;
+        check_value(schema, key, value)?;
         values.insert(key.clone(), value.clone());
     }
     for (key, property) in &schema.properties {
@@ -386,6 +394,101 @@ pub fn for_new_session(
     Ok((state, model))
 }
 
+/// The session config schema of a model agent offering `models`: the built-in agent's `mode`,
+/// and `model` one of `models` (any model id when the agent knows none).
+pub fn schema_for(models: &[SessionModelInfo]) -> SessionConfigSchema {
+    let mut schema = schema();
+    let description = "The model the session starts with (later: session/modelChanged)";
+    let mut property = string_enum(
+        "Model",
+        description,
+        models
+            .iter()
+            .map(|m| (m.id.as_str(), m.name.as_str(), m.provider.as_str()))
+            .collect(),
+        false,
+    );
+    if models.is_empty() {
+        property.r#enum = None;
+        property.enum_labels = None;
+        property.enum_descriptions = None;
+    }
+    schema.properties.insert(MODEL.into(), property);
+    schema
+}
+
+/// [`for_new_session`] for a model agent offering `models` (see [`schema_for`]): the host's
+/// default model is the built-in agent's, so the agent's first model is the default here.
+pub fn for_model_session(
+    config: Option<&JsonObject>,
+    model: Option<ModelSelection>,
+    defaults: &JsonObject,
+    models: &[SessionModelInfo],
+) -> Result<(SessionConfigState, ModelSelection), String> {
+    let schema = schema_for(models);
+    let mut defaults = defaults.clone();
+    defaults.remove(MODEL);
+    let mut values = resolve_in(&schema, config, &defaults).map_err(|e| format!("config: {e}"))?;
+    let named = values.get(MODEL).and_then(Value::as_str).map(str::to_owned);
+    let given = config.is_some_and(|c| c.contains_key(MODEL));
+    let model = match (model, named) {
+        (Some(model), named) => {
+            check_value(&schema, MODEL, &Value::from(model.id.clone()))
+                .map_err(|e| format!("model: {e}"))?;
+            if let Some(named) = named.filter(|n| given && *n != model.id) {
+                return Err(format!(
+                    "config.model (`{}`) and model.id (`{}`) name different models",
+                    clip(&named),
+                    clip(&model.id)
+                ));
+            }
+            model
+        }
+        (None, Some(id)) => ModelSelection {
+            id,
+            config: None,
+            extra: Default::default(),
+        },
+        (None, None) => return Err("model: this agent lists no models; name one in `model`".into()),
+    };
+    values.insert(MODEL.into(), Value::from(model.id.clone()));
+    let state = SessionConfigState {
+        schema,
+        values,
+        extra: Default::default(),
+    };
+    Ok((state, model))
+}
+
+/// Whether a session may change to model `id`: one of its config's `model` values (a model
+/// agent's session), else one of the built-in agent's.
+pub fn check_model(state: &SessionState, id: &str) -> Result<(), String> {
+    check_model_of(&state.summary.provider, state.config.as_ref(), id)
+}
+
+/// [`check_model`] for a session of agent `provider` with `config`.
+fn check_model_of(
+    provider: &str,
+    config: Option<&SessionConfigState>,
+    id: &str,
+) -> Result<(), String> {
+    match config.and_then(|c| c.schema.properties.get(MODEL)) {
+        Some(p) if provider != super::PROVIDER => match &p.r#enum {
+            Some(allowed) if !allowed.iter().any(|a| a == id) => {
+                let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+                Err(format!(
+                    "unknown model `{}`; the agent `{provider}` has {}",
+                    clip(id),
+                    list(&allowed)
+                ))
+            }
+            _ => Ok(()),
+        },
+        _ if is_model(id) => Ok(()),
+        _ => Err(unknown_model(id)),
+    }
+}
+
 /// Checks a client's `session/configChanged` against the session's config: every key is a
 /// property with a valid value, the result has every required property, and only
 /// `sessionMutable` properties change.
@@ -413,8 +516,16 @@ pub fn check_change(
 /// The values of `property` matching `query` (ignoring case, in a value or its label;
 /// prefix matches first), for `sessionConfigCompletions`.
 pub fn value_items(property: &str, query: &str) -> Result<Vec<SessionConfigValueItem>, String> {
-    let schema = schema();
-    let p = known_property(&schema, property)?;
+    value_items_in(&schema(), property, query)
+}
+
+/// [`value_items`] of `schema` (a model agent's: [`schema_for`]).
+pub fn value_items_in(
+    schema: &SessionConfigSchema,
+    property: &str,
+    query: &str,
+) -> Result<Vec<SessionConfigValueItem>, String> {
+    let p = known_property(schema, property)?;
     Ok(matching(p, query))
 }
 
@@ -465,6 +576,94 @@ pub fn mode_of(state: &SessionState) -> Mode {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn provider_models() -> Vec<SessionModelInfo> {
+        ["small", "large"]
+            .iter()
+            .map(|id| SessionModelInfo {
+                id: (*id).into(),
+                provider: "local".into(),
+                name: id.to_uppercase(),
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_model_agent_session_takes_its_own_models_not_the_builtin_default() {
+        let defaults = root_config(None).values;
+        let models = provider_models();
+        let (state, model) = for_model_session(None, None, &defaults, &models).unwrap();
+        assert_eq!(
+            model.id, "small",
+            "the agent's first model, not the host's `echo`"
+        );
+        assert_eq!(state.values[MODEL], "small");
+        assert_eq!(state.values[MODE], "agent");
+        let picked = ModelSelection {
+            id: "large".into(),
+            config: None,
+            extra: Default::default(),
+        };
+        let (state, _) = for_model_session(None, Some(picked), &defaults, &models).unwrap();
+        assert_eq!(state.values[MODEL], "large");
+        let echo = ModelSelection {
+            id: "echo".into(),
+            config: None,
+            extra: Default::default(),
+        };
+        let err = for_model_session(None, Some(echo), &defaults, &models).unwrap_err();
+        assert!(
+            err.contains("`echo` is not one of `small`, `large`"),
+            "{err}"
+        );
+        let config = obj(json!({"model": "small"}));
+        let other = ModelSelection {
+            id: "large".into(),
+            config: None,
+            extra: Default::default(),
+        };
+        assert!(for_model_session(Some(&config), Some(other), &defaults, &models).is_err());
+        // An agent that knows no model takes any, but one must be named.
+        assert!(for_model_session(None, None, &defaults, &[]).is_err());
+        let any = ModelSelection {
+            id: "whatever:7b".into(),
+            config: None,
+            extra: Default::default(),
+        };
+        let (state, _) = for_model_session(None, Some(any), &defaults, &[]).unwrap();
+        assert_eq!(state.values[MODEL], "whatever:7b");
+        let items = value_items_in(&schema_for(&models), MODEL, "lar").unwrap();
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].value, "large");
+    }
+
+    #[test]
+    fn model_changes_are_checked_against_the_sessions_agent() {
+        let defaults = root_config(None).values;
+        let (config, _) = for_model_session(None, None, &defaults, &provider_models()).unwrap();
+        assert!(check_model_of("local", Some(&config), "large").is_ok());
+        let err = check_model_of("local", Some(&config), "echo").unwrap_err();
+        assert!(
+            err.contains("the agent `local` has `small`, `large`"),
+            "{err}"
+        );
+        let builtin = crate::agent::PROVIDER;
+        assert!(check_model_of(builtin, None, "echo").is_ok());
+        assert!(check_model_of(builtin, None, "large").is_err());
+        let (any, _) = for_model_session(
+            None,
+            Some(ModelSelection {
+                id: "m".into(),
+                config: None,
+                extra: Default::default(),
+            }),
+            &defaults,
+            &[],
+        )
+        .unwrap();
+        assert!(check_model_of("local", Some(&any), "anything").is_ok());
+    }
 
     fn obj(v: Value) -> JsonObject {
         v.as_object().unwrap().clone()

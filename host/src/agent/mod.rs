@@ -1,11 +1,15 @@
-//! The built-in agent: deterministic, no network, no model. For each turn it streams reasoning
-//! and markdown and, on directives in the user message (see [`directives`]), calls server and
-//! client tools, asks for input, renames the session or fails. It runs as a task per turn and
-//! emits server-originated actions through the hub like any other producer.
+//! The agents. The built-in one: deterministic, no network, no model. For each turn it streams
+//! reasoning and markdown and, on directives in the user message (see [`directives`]), calls
+//! server and client tools, asks for input, renames the session or fails. The model agents
+//! ([`model`]): a configured provider's model answers instead, calling the same tools through
+//! the same code (`exec.rs`, `calls.rs`, `run.rs`). Either runs as a task per turn and emits
+//! server-originated actions through the hub like any other producer.
 
 mod calls;
 pub mod config;
 pub mod directives;
+mod exec;
+pub mod model;
 pub mod prompt;
 mod run;
 pub mod text;
@@ -14,7 +18,6 @@ pub mod transform;
 mod write;
 
 use crate::bus::{HubMsg, HubSender};
-use crate::mcp::CallError;
 use ahp_wasm::protocol::*;
 use directives::{Directive, Parsed};
 use std::collections::VecDeque;
@@ -120,6 +123,8 @@ pub struct TurnJob {
     /// Where this turn's `systemMessageTransform` goes (the active client when the prompt was
     /// rendered), when it opted into any rendered section.
     pub transform: Option<transform::Target>,
+    /// A model agent's turn: its provider, key and conversation (`None`: the built-in agent).
+    pub model_run: Option<model::ModelRun>,
 }
 
 /// The hub is gone or the turn was stopped.
@@ -137,6 +142,7 @@ pub async fn run_turn(
         let rendered = std::mem::take(&mut job.prompt);
         job.prompt = transform::apply(&job.channel, rendered, target).await;
     }
+    let model_run = job.model_run.take();
     let parsed = directives::parse(&job.text);
     let mut turn = Turn {
         delay: job.chunk_delay,
@@ -148,7 +154,10 @@ pub async fn run_turn(
         parts: 0,
         chunks: 0,
     };
-    let _ = turn.run(parsed).await;
+    let _ = match model_run {
+        Some(run) => turn.run_model(run).await,
+        None => turn.run(parsed).await,
+    };
 }
 
 struct Turn {
@@ -366,17 +375,7 @@ impl Turn {
         {
             return self.denied(name).await;
         }
-        let workdir = self.job.workdir.clone();
-        let (tool, arg) = (name.to_owned(), path.clone());
-        let out = tokio::task::spawn_blocking(move || match tool.as_str() {
-            "list_files" => tools::list_files(&workdir, &arg),
-            _ => tools::read_file(&workdir, &arg),
-        })
-        .await
-        .map_err(|_| Stopped)?;
-        let content = vec![calls::text_content(&out.text)];
-        let result = calls::tool_result(out.success, &out.summary, content, None);
-        self.complete_tool(&id, result).await?;
+        let out = self.file_tool(&id, name, path).await?;
         self.say(&format!(
             "\n\n{}:\n\n```\n{}\n```\n\n",
             out.summary, out.text
@@ -432,15 +431,7 @@ impl Turn {
         if !self.confirm(&id, invocation, input, &tool).await? {
             return self.denied(&name).await;
         }
-        let result = match handle.conn.call_tool(&tool, arguments.clone()).await {
-            Err(CallError::Denied(_)) => self.step_up(&handle, &id, &tool, arguments).await?,
-            other => other.map_err(|e| ("McpError", e.to_string())),
-        };
-        let result = match result {
-            Ok(result) => crate::mcp::map_result(&tool, &result),
-            Err((code, message)) => crate::mcp::failed_result(&tool, code, message),
-        };
-        self.complete_tool(&id, result.clone()).await?;
+        let result = self.mcp_call(&handle, &id, &tool, arguments).await?;
         let text = crate::mcp::clip(&describe_result(&result), 2000);
         self.say(&format!("\n\nMCP tool `{tool}` returned: {text}\n\n"))
             .await
@@ -515,16 +506,7 @@ impl Turn {
             .await?;
         let invocation = format!("Calling client tool `{name}`");
         self.tool_ready(&id, invocation, input, None).await?;
-        let result = loop {
-            match self.next_event().await? {
-                AgentEvent::ToolCompleted {
-                    tool_call_id,
-                    result,
-                } if tool_call_id == id => break result,
-                other => self.backlog.push_back(other),
-            }
-        };
-        self.markdown = None;
+        let result = self.client_result(&id).await?;
         let text = describe_result(&result);
         self.say(&format!("\n\nClient tool `{name}` returned: {text}\n\n"))
             .await

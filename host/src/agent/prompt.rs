@@ -80,12 +80,17 @@ pub fn render(
             out.push(Section { id, content });
         }
     };
-    push(
-        "identity",
+    let identity = if state.summary.provider == super::PROVIDER {
         "You are the built-in agent of ahp-host: you echo the user's message and follow its \
          directives."
-            .into(),
-    );
+            .to_owned()
+    } else {
+        "You are a coding assistant working in ahp-host, through the model provider `".to_owned()
+            + &state.summary.provider
+            + "`. Use the tools to look at and change the files of the working directory; the \
+               user confirms each call."
+    };
+    push("identity", identity);
     push(
         "tone",
         "Write plainly and briefly, in the user's language.".into(),

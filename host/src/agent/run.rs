@@ -28,6 +28,19 @@ impl Turn {
         let input = serde_json::json!({ "command": command }).to_string();
         self.tool_ready(&id, invocation, input, None).await?;
         self.markdown = None;
+        let (said, _) = self.terminal_command(&id, &command, timeout_secs).await?;
+        self.say(&said).await
+    }
+
+    /// Runs `command` for started call `id` in a terminal of the session and completes the
+    /// call; answers what to tell the user, and the result.
+    pub(crate) async fn terminal_command(
+        &mut self,
+        id: &str,
+        command: &str,
+        timeout_secs: u64,
+    ) -> Result<(String, ToolCallResult), Stopped> {
+        let (id, command) = (id.to_owned(), command.to_owned());
         let (started_tx, started) = oneshot::channel();
         let (done_tx, mut done) = oneshot::channel();
         let request = RunRequest {
@@ -94,7 +107,7 @@ impl Turn {
         link: ToolResultContent,
         outcome: RunOutcome,
         timeout_secs: u64,
-    ) -> Step {
+    ) -> Result<(String, ToolCallResult), Stopped> {
         let code = outcome
             .exit_code
             .map_or_else(|| "unknown".to_owned(), |c| c.to_string());
@@ -117,19 +130,17 @@ impl Turn {
             _ => None,
         };
         let text = outcome.output;
-        self.complete_run(
-            id,
-            success,
-            &summary,
-            vec![link, text_content(&text)],
-            error_code,
-        )
-        .await?;
-        self.say(&format!(
-            "\n\n{summary}:\n\n```\n{}\n```\n\n",
-            text.trim_end()
-        ))
-        .await
+        let result = self
+            .complete_run(
+                id,
+                success,
+                &summary,
+                vec![link, text_content(&text)],
+                error_code,
+            )
+            .await?;
+        let said = format!("\n\n{summary}:\n\n```\n{}\n```\n\n", text.trim_end());
+        Ok((said, result))
     }
 
     async fn run_failed(
@@ -138,12 +149,13 @@ impl Turn {
         command: &str,
         link: Option<ToolResultContent>,
         why: String,
-    ) -> Step {
+    ) -> Result<(String, ToolCallResult), Stopped> {
         let summary = format!("`{command}` was not run: {why}");
         let content = link.into_iter().collect();
-        self.complete_run(id, false, &summary, content, None)
+        let result = self
+            .complete_run(id, false, &summary, content, None)
             .await?;
-        self.say(&format!("\n\n{summary}\n\n")).await
+        Ok((format!("\n\n{summary}\n\n"), result))
     }
 
     async fn complete_run(
@@ -153,8 +165,9 @@ impl Turn {
         summary: &str,
         content: Vec<ToolResultContent>,
         error_code: Option<String>,
-    ) -> Step {
+    ) -> Result<ToolCallResult, Stopped> {
         let result = calls::tool_result(success, summary, content, error_code);
-        self.complete_tool(id, result).await
+        self.complete_tool(id, result.clone()).await?;
+        Ok(result)
     }
 }

@@ -3,8 +3,7 @@
 //! not-needed`, then `toolCallComplete` with a `fileEdit` result. The hub looks at the
 //! session's changeset again when the call completes (`hub/turns.rs`).
 
-use super::{calls, tools, Step, Stopped, Turn};
-use ahp_wasm::protocol::*;
+use super::{Step, Turn};
 
 impl Turn {
     pub(super) async fn write_file(&mut self, path: String, text: String) -> Step {
@@ -14,16 +13,7 @@ impl Turn {
         let input = serde_json::json!({ "path": path, "text": text }).to_string();
         self.tool_ready(&id, format!("Writing `{path}`"), input, None)
             .await?;
-        let workdir = self.job.workdir.clone();
-        let rel = path.clone();
-        let (out, edit) =
-            tokio::task::spawn_blocking(move || tools::write_file(&workdir, &rel, &text))
-                .await
-                .map_err(|_| Stopped)?;
-        let mut content = vec![calls::text_content(&out.text)];
-        content.extend(edit.map(ToolResultContent::FileEdit));
-        let result = calls::tool_result(out.success, &out.summary, content, None);
-        self.complete_tool(&id, result).await?;
+        let out = self.write_tool(&id, path, text).await?;
         self.say(&format!("\n\n{}\n\n", out.summary)).await
     }
 }

@@ -156,7 +156,8 @@ impl Hub {
         Ok(())
     }
 
-    /// `authenticate`: the protected built-in agent's resource, or an MCP server's.
+    /// `authenticate`: the protected built-in agent's resource, a model agent's, or an MCP
+    /// server's.
     fn authenticate(
         &mut self,
         conn: ConnId,
@@ -165,6 +166,8 @@ impl Hub {
     ) -> Result<(), ErrorObject> {
         if self.is_agent_resource(&a.resource) {
             self.agent_authenticate(conn, id, a)
+        } else if self.is_model_resource(&a.resource) {
+            self.model_authenticate(conn, id, a)
         } else {
             self.mcp_authenticate(conn, id, a)
         }
@@ -550,18 +553,28 @@ impl Hub {
             ));
         }
         let provider = self.check_provider(p.provider.as_deref())?;
-        if let Some((conn, _)) = creator {
+        let model_agent = self.model_agent(&provider).map(|a| a.model_infos());
+        // The built-in agent's lock applies to it alone; a model agent's key is per client.
+        if let (Some((conn, _)), None) = (creator, &model_agent) {
             self.agent_usable(conn)?;
         }
         let workdir = match &p.working_directory {
             Some(dir) => self.check_workdir(dir)?,
             None => self.core.sandbox.root().to_path_buf(),
         };
-        let (config, model) = crate::agent::config::for_new_session(
-            p.config.as_ref(),
-            p.model,
-            self.root_config_values(),
-        )
+        let (config, model) = match &model_agent {
+            Some(models) => crate::agent::config::for_model_session(
+                p.config.as_ref(),
+                p.model,
+                self.root_config_values(),
+                models,
+            ),
+            None => crate::agent::config::for_new_session(
+                p.config.as_ref(),
+                p.model,
+                self.root_config_values(),
+            ),
+        }
         .map_err(invalid)?;
         if let Some(active) = &p.active_client {
             let creator_id = creator.and_then(|(conn, _)| self.core.conn_client_id(conn));

@@ -48,8 +48,10 @@ pub(super) fn authorize(
             user_only(&a.message.origin.kind)
         }
         A::SessionPendingMessageSet(a) => user_only(&a.message.origin.kind),
-        A::SessionModelChanged(a) if !crate::agent::config::is_model(&a.model.id) => {
-            Err(crate::agent::config::unknown_model(&a.model.id))
+        A::SessionModelChanged(a)
+            if crate::agent::config::check_model(state, &a.model.id).is_err() =>
+        {
+            crate::agent::config::check_model(state, &a.model.id).map(|()| Disposition::Apply)
         }
         A::SessionConfigChanged(a) => match &state.config {
             Some(config) => crate::agent::config::check_change(config, a)
@@ -226,7 +228,10 @@ impl Hub {
         );
         let stored = session.stored_turn_bytes();
         let max = self.core.limits.max_session_bytes;
-        if adds_a_message {
+        // The built-in agent's lock guards its sessions; a model agent's key is asked for by
+        // its provider when a turn runs.
+        let builtin = session.state.summary.provider == crate::agent::PROVIDER;
+        if adds_a_message && builtin {
             if let Err(e) = self.agent_usable(conn) {
                 let reason = format!("AuthRequired ({}): {}", e.code, e.message);
                 return self.core.reject(conn, &channel, action, origin, reason);

@@ -89,7 +89,7 @@ pub(super) fn snapshot_json<S: Serialize>(
 }
 
 /// How many features [`Hub::feature`] numbers.
-const FEATURES: usize = 8;
+const FEATURES: usize = 9;
 
 impl Hub {
     /// Feature `i` with the core, borrowed apart. The order is the order hooks run in.
@@ -101,7 +101,8 @@ impl Hub {
             3 => &mut self.changesets,
             4 => &mut self.watches,
             5 => &mut self.agent_auth,
-            6 => &mut self.transform,
+            6 => &mut self.model_agents,
+            7 => &mut self.transform,
             _ => &mut self.automations,
         };
         (feature, &mut self.core)
@@ -116,6 +117,7 @@ impl Hub {
             &self.changesets,
             &self.watches,
             &self.agent_auth,
+            &self.model_agents,
             &self.transform,
             &self.automations,
         ]

@@ -24,6 +24,7 @@
 //!
 //! The features:
 //! - `agent_auth.rs`: which connections unlocked the protected built-in agent;
+//! - `model_agents.rs`: the model providers as agents, and the keys clients gave them;
 //! - `mcp/`: the sessions' MCP servers (start, stop, toggles, state changes, tools), with
 //!   `auth.rs` (servers that need a token: `authRequired`, `authenticate`), `step_up.rs` (tool
 //!   calls waiting for a new token), `trust.rs` (working-directory servers wait for a client's
@@ -49,6 +50,7 @@ mod features;
 mod id_claims;
 mod identity;
 mod mcp;
+mod model_agents;
 mod session_config;
 mod sessions;
 mod terminals;
@@ -108,6 +110,8 @@ pub struct Hub {
     mcp: mcp::McpRuns,
     /// The protected built-in agent's lock and the connections it is open for.
     agent_auth: agent_auth::AgentAuth,
+    /// The model providers as agents, and the keys connections gave them.
+    model_agents: model_agents::ModelAgents,
     /// Where the agent's system prompt goes to be transformed by a client.
     transform: transform::Transform,
     /// AHP 1.0 automations and their runs.
@@ -184,6 +188,7 @@ impl Hub {
             customs: customizations::Customs::new(config),
             mcp: mcp::McpRuns::new(config, loaded.mcp_approvals),
             agent_auth: agent_auth::AgentAuth::default(),
+            model_agents: model_agents::ModelAgents::default(),
             transform: transform::Transform {
                 timeout: config.transform_timeout,
                 audit: config.debug,

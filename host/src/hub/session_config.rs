@@ -81,17 +81,25 @@ impl Hub {
         }
     }
 
-    /// The provider asked for: the built-in agent's (also when none is named), or -32002.
+    /// The provider asked for: the built-in agent's (also when none is named), a model
+    /// agent's, or -32002.
     pub(super) fn check_provider(&self, provider: Option<&str>) -> Result<String, ErrorObject> {
         match provider {
             None | Some(crate::agent::PROVIDER) => Ok(crate::agent::PROVIDER.into()),
-            Some(_) => Err(ErrorObject::new(
-                errors::PROVIDER_NOT_FOUND,
-                format!(
-                    "unknown provider; this host has `{}`",
-                    crate::agent::PROVIDER
-                ),
-            )),
+            Some(name) if self.model_agent(name).is_some() => Ok(name.to_owned()),
+            Some(_) => {
+                let names: Vec<String> = self
+                    .core
+                    .root
+                    .agents
+                    .iter()
+                    .map(|a| format!("`{}`", a.provider))
+                    .collect();
+                Err(ErrorObject::new(
+                    errors::PROVIDER_NOT_FOUND,
+                    format!("unknown provider; this host has {}", names.join(", ")),
+                ))
+            }
         }
     }
 
@@ -114,17 +122,30 @@ impl Hub {
         p: ResolveSessionConfigParams,
     ) -> Result<(), ErrorObject> {
         on_root(&p.channel, jsonrpc::ResolveSessionConfig::METHOD)?;
-        self.check_provider(p.provider.as_deref())?;
+        let provider = self.check_provider(p.provider.as_deref())?;
         if let Some(dir) = &p.working_directory {
             self.check_workdir(dir)?;
         }
-        let values = config::resolve(p.config.as_ref(), self.root_config_values())
-            .map_err(|e| invalid(format!("config: {e}")))?;
+        let (schema, values) = match self.model_agent(&provider) {
+            Some(agent) => {
+                let models = agent.model_infos();
+                let defaults = self.root_config_values();
+                let (state, _) =
+                    config::for_model_session(p.config.as_ref(), None, defaults, &models)
+                        .map_err(invalid)?;
+                (state.schema, state.values)
+            }
+            None => {
+                let values = config::resolve(p.config.as_ref(), self.root_config_values())
+                    .map_err(|e| invalid(format!("config: {e}")))?;
+                (config::schema(), values)
+            }
+        };
         self.core.respond(
             conn,
             id,
             &ResolveSessionConfigResult {
-                schema: config::schema(),
+                schema,
                 values,
                 extra: Default::default(),
             },
@@ -140,11 +161,15 @@ impl Hub {
         p: SessionConfigCompletionsParams,
     ) -> Result<(), ErrorObject> {
         on_root(&p.channel, jsonrpc::SessionConfigCompletions::METHOD)?;
-        self.check_provider(p.provider.as_deref())?;
+        let provider = self.check_provider(p.provider.as_deref())?;
         if let Some(dir) = &p.working_directory {
             self.check_workdir(dir)?;
         }
-        let items = config::value_items(&p.property, p.query.as_deref().unwrap_or(""))
+        let schema = match self.model_agent(&provider) {
+            Some(agent) => config::schema_for(&agent.model_infos()),
+            None => config::schema(),
+        };
+        let items = config::value_items_in(&schema, &p.property, p.query.as_deref().unwrap_or(""))
             .map_err(|e| invalid(format!("invalid params at `property`: {e}")))?;
         self.core.respond(
             conn,

@@ -1,5 +1,6 @@
-//! Side effects of applied actions: starting and stopping the agent, consuming queued and
-//! steering messages, deferred model/agent changes, and the active client leaving.
+//! Side effects of applied actions: starting and stopping the agent (built-in or a model
+//! agent), consuming queued and steering messages, deferred model/agent changes, and the
+//! active client leaving.
 
 use super::sessions::AgentRun;
 use super::Hub;
@@ -41,7 +42,9 @@ impl Hub {
         from_client: Option<&str>,
     ) {
         match action {
-            StateAction::SessionTurnStarted(a) => self.start_agent(channel, &a.turn_id, &a.message),
+            StateAction::SessionTurnStarted(a) => {
+                self.start_agent(channel, &a.turn_id, &a.message, from_client)
+            }
             StateAction::SessionTurnComplete(_)
             | StateAction::SessionTurnCancelled(_)
             | StateAction::SessionError(_)
@@ -109,8 +112,15 @@ impl Hub {
         }
     }
 
-    /// Spawns the built-in agent for a new turn (replacing any previous run).
-    fn start_agent(&mut self, channel: &str, turn_id: &str, message: &Message) {
+    /// Spawns the session's agent for a new turn (replacing any previous run): the built-in
+    /// one, or a model agent (with the key of `from_client`'s connection, if it gave one).
+    fn start_agent(
+        &mut self,
+        channel: &str,
+        turn_id: &str,
+        message: &Message,
+        from_client: Option<&str>,
+    ) {
         self.each_feature(|f, core| f.session_used(core, channel));
         let mcp = self.mcp_handles(channel);
         let customizations = self.customs.active(&self.core, channel);
@@ -127,6 +137,9 @@ impl Hub {
             &customizations,
         );
         let transform = self.transform.target(&self.core, &session.state, &prompt);
+        let reserved =
+            crate::agent::prompt::assemble(&prompt).chars().count() + message.text.chars().count();
+        let model_run = self.model_run(&session.state, from_client, reserved);
         let job = TurnJob {
             channel: channel.to_owned(),
             turn_id: turn_id.to_owned(),
@@ -146,6 +159,7 @@ impl Hub {
             mcp,
             customizations,
             transform,
+            model_run,
         };
         let task = self
             .core

@@ -28,6 +28,15 @@ pub struct ProviderArgs {
     /// A file whose first line is the provider's API key.
     #[arg(long = "api-key-file", value_name = "FILE")]
     pub api_key_file: Vec<String>,
+    /// The provider's API key comes from each client (`authenticate`), none from the host: a
+    /// turn without one is refused.
+    #[arg(
+        long = "api-key-from-client",
+        num_args = 0,
+        default_missing_value = "true",
+        action = clap::ArgAction::Append
+    )]
+    pub api_key_from_client: Vec<String>,
     /// Most tokens per response when a turn names none.
     #[arg(long = "max-tokens", value_name = "N")]
     pub max_tokens: Vec<String>,
@@ -44,6 +53,7 @@ const GROUPED: &[(&str, &str)] = &[
     ("model", "model"),
     ("api_key_env", "api-key-env"),
     ("api_key_file", "api-key-file"),
+    ("api_key_from_client", "api-key-from-client"),
     ("max_tokens", "max-tokens"),
 ];
 

@@ -158,6 +158,8 @@ pub struct ProviderSpec {
     pub models: Vec<String>,
     pub api_key_env: Option<String>,
     pub api_key_file: Option<PathBuf>,
+    /// The key comes from each client (`authenticate`), none from the host.
+    pub api_key_from_client: Option<bool>,
     pub key_header: Option<String>,
     pub anthropic_version: Option<String>,
     pub max_tokens: Option<u32>,
@@ -183,6 +185,7 @@ pub const PROVIDER_FLAGS: &[&str] = &[
     "model",
     "api-key-env",
     "api-key-file",
+    "api-key-from-client",
     "max-tokens",
 ];
 
@@ -224,6 +227,14 @@ impl ProviderSpec {
                 "base-url" => once(&mut spec.base_url, value)?,
                 "api-key-env" => once(&mut spec.api_key_env, value)?,
                 "model" => spec.models.push(value),
+                "api-key-from-client" => {
+                    if spec.api_key_from_client.replace(true).is_some() {
+                        return Err(ConfigError {
+                            provider: format!("#{n}"),
+                            message: "--api-key-from-client given twice for one --provider".into(),
+                        });
+                    }
+                }
                 "api-key-file" => {
                     let mut path = spec.api_key_file.take().map(|p| p.display().to_string());
                     once(&mut path, value)?;
@@ -311,7 +322,14 @@ impl ProviderSpec {
         if base_url.fragment().is_some() {
             return Err(fail(format!("base URL `{base}` has a fragment")));
         }
+        let from_client = self.api_key_from_client == Some(true);
+        if from_client && (self.api_key_env.is_some() || self.api_key_file.is_some()) {
+            return Err(fail(
+                "a key from the client excludes a key variable or file".into(),
+            ));
+        }
         let key = match (self.api_key_env, self.api_key_file) {
+            _ if from_client => KeySource::Client,
             (Some(_), Some(_)) => {
                 return Err(fail(
                     "give the API key by a variable or a file, not both".into(),

@@ -75,6 +75,11 @@ impl Provider {
         self.key.is_some()
     }
 
+    /// Whether the key is to come from each client (`KeySource::Client`).
+    pub fn key_from_client(&self) -> bool {
+        self.config.key == super::secret::KeySource::Client
+    }
+
     /// Streams one model response. `key` (e.g. from a connection's `authenticate`) takes the
     /// place of the configured one. Cancelling `cancel`, or dropping the stream, closes the
     /// HTTP connection at once.

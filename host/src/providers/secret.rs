@@ -55,6 +55,9 @@ pub enum KeySource {
     Env(String),
     /// The first line of this file, read once at start.
     File(PathBuf),
+    /// None configured: each client gives its own (`authenticate`), and a turn without one
+    /// is refused before any request.
+    Client,
 }
 
 /// Why a key could not be read. Never holds the key.
@@ -89,7 +92,7 @@ impl KeySource {
     /// Reads the key: `Ok(None)` for [`KeySource::None`].
     pub fn resolve(&self) -> Result<Option<Secret>, KeyError> {
         match self {
-            KeySource::None => Ok(None),
+            KeySource::None | KeySource::Client => Ok(None),
             KeySource::Env(var) => std::env::var(var)
                 .ok()
                 .and_then(Secret::new)

@@ -4,14 +4,14 @@ use ahp_host::providers::{
     KeyHeader, KeySource, Provider, ProviderArgs, ProviderConfig, ProviderKind, ProviderSpec,
     SetupError,
 };
-use clap::{Args, CommandFactory, FromArgMatches};
+use clap::{CommandFactory, FromArgMatches};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Parsed as the host's own flags with the provider flags flattened in (no clash: clap checks
+/// Parsed as the host's own flags, which flatten the provider flags in (no clash: clap checks
 /// its command when it is built).
 fn parse(args: &[&str]) -> Result<Vec<ProviderConfig>, String> {
-    let command = ProviderArgs::augment_args(ahp_host::Cli::command());
+    let command = ahp_host::Cli::command();
     let matches = command
         .try_get_matches_from(std::iter::once("ahp-host").chain(args.iter().copied()))
         .map_err(|e| e.to_string())?;
@@ -237,4 +237,48 @@ fn config_file_mistakes_are_named() {
     }
     let missing = ProviderSpec::from_file(&PathBuf::from("/nonexistent/providers.json"));
     assert!(missing.is_err());
+}
+
+#[test]
+fn a_key_from_the_client_is_its_own_source_and_excludes_the_others() {
+    let configs = parse(&[
+        "--provider",
+        "anthropic",
+        "--api-key-from-client",
+        "--model",
+        "claude-sonnet-4-5",
+        "--provider",
+        "openai",
+        "--base-url",
+        "http://127.0.0.1:8080/v1",
+    ])
+    .unwrap();
+    assert_eq!(configs[0].key, KeySource::Client);
+    assert_eq!(configs[0].models, ["claude-sonnet-4-5"]);
+    assert_eq!(
+        configs[1].key,
+        KeySource::None,
+        "the flag is the first provider's only"
+    );
+    let both = parse(&[
+        "--provider",
+        "openai",
+        "--api-key-from-client",
+        "--api-key-env",
+        "OPENAI_API_KEY",
+    ])
+    .unwrap_err();
+    assert!(both.contains("excludes a key variable or file"), "{both}");
+    let plain = parse(&[
+        "--provider",
+        "openai",
+        "--base-url",
+        "http://example.com/v1",
+        "--api-key-from-client",
+    ])
+    .unwrap_err();
+    assert!(plain.contains("plain http"), "{plain}");
+    let spec: ProviderSpec =
+        serde_json::from_str(r#"{"kind": "openai", "apiKeyFromClient": true}"#).unwrap();
+    assert_eq!(spec.validate(1).unwrap().key, KeySource::Client);
 }

@@ -112,6 +112,8 @@ impl Recorded {
 pub struct FakeServer {
     pub addr: SocketAddr,
     requests: Arc<Mutex<Vec<Recorded>>>,
+    /// When each streamed part was written to its socket.
+    written: Arc<Mutex<Vec<Instant>>>,
     closed: mpsc::UnboundedReceiver<Instant>,
 }
 
@@ -123,19 +125,26 @@ impl FakeServer {
         let replies = Arc::new(Mutex::new(VecDeque::from(replies)));
         let (closed_tx, closed) = mpsc::unbounded_channel();
         let recorded = requests.clone();
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let writes = written.clone();
         tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
-                let (recorded, replies, closed_tx) =
-                    (recorded.clone(), replies.clone(), closed_tx.clone());
+                let (recorded, replies, closed_tx, writes) = (
+                    recorded.clone(),
+                    replies.clone(),
+                    closed_tx.clone(),
+                    writes.clone(),
+                );
                 tokio::spawn(async move {
                     let _ = socket.set_nodelay(true);
-                    serve(socket, recorded, replies, closed_tx).await;
+                    serve(socket, recorded, replies, closed_tx, writes).await;
                 });
             }
         });
         FakeServer {
             addr,
             requests,
+            written,
             closed,
         }
     }
@@ -147,6 +156,11 @@ impl FakeServer {
 
     pub fn requests(&self) -> Vec<Recorded> {
         self.requests.lock().unwrap().clone()
+    }
+
+    /// When each part of the streamed replies was written, in order.
+    pub fn writes(&self) -> Vec<Instant> {
+        self.written.lock().unwrap().clone()
     }
 
     /// When a held connection ([`End::Hang`], [`Reply::Silent`]) was closed by the client.
@@ -163,6 +177,7 @@ async fn serve(
     recorded: Arc<Mutex<Vec<Recorded>>>,
     replies: Arc<Mutex<VecDeque<Reply>>>,
     closed: mpsc::UnboundedSender<Instant>,
+    written: Arc<Mutex<Vec<Instant>>>,
 ) {
     let Some(request) = read_request(&mut socket).await else {
         return;
@@ -200,6 +215,7 @@ async fn serve(
                 if socket.write_all(&chunk).await.is_err() {
                     return;
                 }
+                written.lock().unwrap().push(Instant::now());
             }
             match end {
                 End::Complete => {

@@ -1,10 +1,16 @@
 //! The model providers against a fake endpoint of our own on loopback that speaks each wire
 //! format byte for byte (streams as the providers document them): what they stream, what they
-//! send, how they fail, retry, time out and cancel.
+//! send, how they fail, retry, time out and cancel; and (`host.rs`) the providers as agents of
+//! the real host, over a real WebSocket.
+
+#[path = "../common/mod.rs"]
+mod common;
 
 mod anthropic;
 mod config;
 mod fake;
+mod host;
+mod host_keys;
 mod openai;
 
 use ahp_host::providers::{
