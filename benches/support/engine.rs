@@ -19,6 +19,7 @@ pub fn connected_engine_at(uri: &str, protocol_version: &str, state: serde_json:
     let mut config = EngineConfig::new("bench");
     config.initial_subscriptions = vec![uri.clone()];
     config.keepalive_ms = None;
+    config.protocol_versions = vec![protocol_version.to_string()];
     let mut engine = Engine::new(config);
     engine.on_open(0.0);
     let init: serde_json::Value =

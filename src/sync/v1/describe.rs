@@ -19,6 +19,7 @@ use crate::sync::describe::{
     TurnsState,
 };
 use crate::sync::{PatchBuilder, Probe};
+use crate::words::same;
 
 impl TurnsState for ChatState {
     const TURNS: ChatStateField = ChatStateField::Turns;
@@ -137,7 +138,9 @@ fn addressed_id(part: &ResponsePart) -> Option<&str> {
 /// The part `chat/delta` (`Markdown`) or `chat/reasoning` (`Reasoning`) appends to: the first
 /// part with the id, if it is of that kind.
 fn text_part_index(parts: &[ResponsePart], id: &str, kind: TextKind) -> Option<usize> {
-    let index = parts.iter().position(|p| addressed_id(p) == Some(id))?;
+    let index = parts
+        .iter()
+        .position(|p| addressed_id(p).is_some_and(|a| same(a, id)))?;
     let of_kind = matches!(
         (&parts[index], kind),
         (ResponsePart::Markdown(_), TextKind::Markdown)
@@ -149,7 +152,7 @@ fn text_part_index(parts: &[ResponsePart], id: &str, kind: TextKind) -> Option<u
 /// The index of the first tool call with the id: the one a tool-call action addresses.
 fn first_call(parts: &[ResponsePart], id: &str) -> Option<usize> {
     parts.iter().position(|part| match part {
-        ResponsePart::ToolCall(p) => tool_call_id(&p.tool_call) == Some(id),
+        ResponsePart::ToolCall(p) => tool_call_id(&p.tool_call).is_some_and(|c| same(c, id)),
         _ => false,
     })
 }

@@ -446,7 +446,9 @@ fn call_mut<'a>(
     turn.response_parts
         .iter_mut()
         .find_map(|part| match part {
-            ResponsePart::ToolCall(part) if id(&part.tool_call) == Some(tool_call_id) => {
+            ResponsePart::ToolCall(part)
+                if id(&part.tool_call).is_some_and(|id| crate::words::same(id, tool_call_id)) =>
+            {
                 Some(&mut part.tool_call)
             }
             _ => None,

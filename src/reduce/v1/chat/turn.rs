@@ -10,6 +10,7 @@ use crate::protocol::v1::{
 use crate::reduce::v1::{timestamp, with_flag};
 use crate::reduce::TextKind::{self, Markdown, Reasoning};
 use crate::reduce::{Changed, NoOp};
+use crate::words::same;
 use std::sync::Arc;
 
 /// `chat/delta`: appends text to the active turn's part with the id, if it is markdown.
@@ -49,9 +50,9 @@ fn text_mut<'a>(
 #[inline]
 fn part_mut<'a>(parts: &'a mut [ResponsePart], id: &str) -> Option<&'a mut ResponsePart> {
     parts.iter_mut().find(|part| match part {
-        ResponsePart::Markdown(p) => p.id == id,
-        ResponsePart::Reasoning(p) => p.id == id,
-        ResponsePart::ToolCall(p) => tool_call::id(&p.tool_call) == Some(id),
+        ResponsePart::Markdown(p) => same(&p.id, id),
+        ResponsePart::Reasoning(p) => same(&p.id, id),
+        ResponsePart::ToolCall(p) => tool_call::id(&p.tool_call).is_some_and(|c| same(c, id)),
         _ => false,
     })
 }
