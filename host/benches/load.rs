@@ -10,7 +10,9 @@
 //! Scenarios:
 //!
 //! - **fan-out**: N subscribers on one session while the built-in agent streams
-//!   `/stream <n> <per-second>` chunks. Every chunk carries the host's clock at the moment the
+//!   `/stream <n> <per-second>` chunks, once with AHP 0.3.0 subscribers on the session and once
+//!   with AHP 1.0 subscribers on its default chat (`ahp-chat:/<id>/default`, served by the
+//!   host's translation: `load/v1.rs`), the runs of both interleaved on one host. Every chunk carries the host's clock at the moment the
 //!   agent emitted it (unix µs); a subscriber stamps receipt when its application task reads the
 //!   chunk out of its client's mirror (after the WebSocket frame was parsed, the envelope
 //!   applied by the reducer and the change event delivered). Latency = receipt − emit: agent →
@@ -32,19 +34,16 @@
 
 #[path = "../tests/common/banner.rs"]
 mod banner;
+#[path = "load/replay.rs"]
+mod replay;
+#[path = "load/v1.rs"]
+mod v1;
 
-use ahp_wasm::client::native::{
-    AhpClient, BoxFuture, BoxTransport, ConnectOptions, Connector, ReconnectPolicy, Subscription,
-    WsConnector,
-};
-use ahp_wasm::client::transport::Transport;
+use ahp_wasm::client::native::{AhpClient, ConnectOptions, ReconnectPolicy, Subscription};
 use ahp_wasm::client::Error;
 use ahp_wasm::protocol::*;
-use futures_util::task::AtomicWaker;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const TOKEN: &str = "load-bench-token-0123456789abcdef";
@@ -183,6 +182,7 @@ impl Host {
     fn options(&self, client_id: String, subs: Vec<String>) -> ConnectOptions {
         ConnectOptions {
             client_id: Some(client_id),
+            protocol_versions: vec!["0.3.0".into()],
             initial_subscriptions: subs,
             token: Some(TOKEN.into()),
             request_timeout: Duration::from_secs(120),
@@ -200,14 +200,34 @@ impl Host {
 
     /// `n` clients, connected a few at a time.
     async fn clients(&self, prefix: &str, n: usize, subs: Vec<String>) -> Vec<AhpClient> {
+        let subscribers = self.subscribers(prefix, n, subs, Proto::V0_3).await;
+        subscribers.into_iter().map(|s| s.client).collect()
+    }
+
+    /// `n` clients of protocol `proto`, connected a few at a time (1.0 ones tapped).
+    async fn subscribers(
+        &self,
+        prefix: &str,
+        n: usize,
+        subs: Vec<String>,
+        proto: Proto,
+    ) -> Vec<Subscriber> {
         let mut out = Vec::with_capacity(n);
         let mut start = 0;
         while start < n {
             let end = (start + 64).min(n);
             let batch = (start..end).map(|i| {
-                let options = self.options(format!("{prefix}-{i}"), subs.clone());
+                let mut options = self.options(format!("{prefix}-{i}"), subs.clone());
+                let tap = (proto == Proto::V1).then(|| Arc::new(v1::Tap::default()));
+                if let Some(tap) = &tap {
+                    options.protocol_versions = vec!["1.0.0".into()];
+                    options = options.with_connector(v1::TapConnector(tap.clone()));
+                }
                 let url = self.ws_url.clone();
-                tokio::spawn(async move { AhpClient::connect(&url, options).await })
+                tokio::spawn(async move {
+                    let client = AhpClient::connect(&url, options).await?;
+                    Ok::<_, Error>(Subscriber { client, tap })
+                })
             });
             for task in batch.collect::<Vec<_>>() {
                 out.push(task.await.expect("task").expect("connect"));
@@ -223,6 +243,30 @@ impl Drop for Host {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The protocol a fan-out's subscribers speak.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Proto {
+    /// AHP 0.3.0, subscribed to the session.
+    V0_3,
+    /// AHP 1.0, subscribed to the session's default chat.
+    V1,
+}
+
+impl Proto {
+    fn label(self) -> &'static str {
+        match self {
+            Proto::V0_3 => "0.3.0",
+            Proto::V1 => "1.0",
+        }
+    }
+}
+
+/// A subscriber's client, and its tap when it speaks 1.0.
+struct Subscriber {
+    client: AhpClient,
+    tap: Option<Arc<v1::Tap>>,
 }
 
 fn message(text: &str) -> StateAction {
@@ -362,21 +406,33 @@ struct RunResult {
     max_ms: f64,
 }
 
-/// One streamed turn watched by every subscriber.
+/// One streamed turn (on session `uri`, driven by a 0.3.0 client) watched by every subscriber:
+/// 0.3.0 ones on the session, 1.0 ones on its default chat.
 async fn fan_out_run(
     host: &Host,
     driver: &AhpClient,
     driver_sub: &mut Subscription,
-    subs: &[AhpClient],
+    subs: &[Subscriber],
     uri: &str,
     count: usize,
     per_second: u64,
 ) -> RunResult {
     let turns_before = turns_done(driver_sub);
+    let chat = v1::default_chat(uri);
     let mut tasks = Vec::with_capacity(subs.len());
-    for client in subs {
-        let sub = client.subscribe(uri).await.expect("subscribe");
-        tasks.push(tokio::spawn(watch(sub, turns_before, count)));
+    for s in subs {
+        let task = match &s.tap {
+            None => {
+                let sub = s.client.subscribe(uri).await.expect("subscribe");
+                tokio::spawn(watch(sub, turns_before, count))
+            }
+            Some(tap) => {
+                tap.reset();
+                let sub = s.client.subscribe(&chat).await.expect("subscribe the chat");
+                tokio::spawn(v1::watch(sub, tap.clone(), count))
+            }
+        };
+        tasks.push(task);
     }
     let host_pid = host.child.id().to_string();
     let cpu_before = (cpu_micros(&host_pid), cpu_micros("self"));
@@ -396,8 +452,9 @@ async fn fan_out_run(
         turns_done(s) > turns_before
     })
     .await;
-    for client in subs {
-        client.unsubscribe(uri);
+    for s in subs {
+        s.client
+            .unsubscribe(if s.tap.is_some() { &chat } else { uri });
     }
     latencies.sort_unstable();
     let pct = |p: f64| {
@@ -433,6 +490,7 @@ fn range(v: &[f64]) -> (f64, f64) {
 
 struct FanOutRow {
     subs: usize,
+    proto: Proto,
     mode: String,
     chunks: usize,
     runs: Vec<RunResult>,
@@ -440,46 +498,98 @@ struct FanOutRow {
 
 async fn fan_out(host: &Host, opts: &Opts, n: usize, rows: &mut Vec<FanOutRow>) {
     let driver = host.client(format!("driver-{n}"), vec![]).await;
-    let subs = host.clients(&format!("sub{n}"), n, vec![]).await;
+    let by_proto = [
+        (
+            Proto::V0_3,
+            host.subscribers(&format!("sub{n}"), n, vec![], Proto::V0_3)
+                .await,
+        ),
+        (
+            Proto::V1,
+            host.subscribers(&format!("sub{n}-v1"), n, vec![], Proto::V1)
+                .await,
+        ),
+    ];
     let uri = format!("ahp-session:/fan-out-{n}");
     let mut driver_sub = create_session(&driver, &uri).await;
     // Paced: LOAD_RATE deliveries/s in total; unpaced: about as many deliveries.
     let per_second = (opts.rate / n as u64).max(1);
     let count = ((per_second as f64 * opts.seconds) as usize).clamp(50, 100_000);
-    // Warm-up (connections, allocator, caches): one short unpaced turn.
-    fan_out_run(host, &driver, &mut driver_sub, &subs, &uri, 50, 0).await;
+    // Warm-up (connections, allocator, caches): one short unpaced turn each.
+    for (_, subs) in &by_proto {
+        fan_out_run(host, &driver, &mut driver_sub, subs, &uri, 50, 0).await;
+    }
     for (mode, rate) in [("paced", per_second), ("unpaced", 0)] {
-        let mut runs = Vec::new();
+        let mut runs: [Vec<RunResult>; 2] = Default::default();
         for run in 0..opts.runs {
-            let r = fan_out_run(host, &driver, &mut driver_sub, &subs, &uri, count, rate).await;
-            eprintln!(
-                "  fan-out {n} subs, {mode} run {}: {:.0} deliveries/s, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms, CPU/delivery host {:.2} µs, clients {:.2} µs",
-                run + 1,
-                r.deliveries_per_s,
-                r.p50_ms,
-                r.p99_ms,
-                r.max_ms,
-                r.host_cpu_us,
-                r.client_cpu_us
-            );
-            runs.push(r);
+            // Interleaved, each protocol first every other run: neither gets the warmer host.
+            for k in 0..2 {
+                let which = (run + k) % 2;
+                let (proto, subs) = &by_proto[which];
+                let r = fan_out_run(host, &driver, &mut driver_sub, subs, &uri, count, rate).await;
+                eprintln!(
+                    "  fan-out {n} subs, {}, {mode} run {}: {:.0} deliveries/s, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms, CPU/delivery host {:.2} µs, clients {:.2} µs",
+                    proto.label(),
+                    run + 1,
+                    r.deliveries_per_s,
+                    r.p50_ms,
+                    r.p99_ms,
+                    r.max_ms,
+                    r.host_cpu_us,
+                    r.client_cpu_us
+                );
+                runs[which].push(r);
+            }
         }
         let label = if rate > 0 {
             format!("{mode} ({rate} chunks/s)")
         } else {
             mode.to_string()
         };
-        rows.push(FanOutRow {
-            subs: n,
-            mode: label,
-            chunks: count,
-            runs,
-        });
+        for ((proto, _), runs) in by_proto.iter().zip(runs) {
+            rows.push(FanOutRow {
+                subs: n,
+                proto: *proto,
+                mode: label.clone(),
+                chunks: count,
+                runs,
+            });
+        }
     }
-    for c in &subs {
-        c.close();
+    for (_, subs) in &by_proto {
+        for s in subs {
+            s.client.close();
+        }
     }
     driver.close();
+}
+
+/// 1.0 against 0.3.0 for each fan-out: the ratios of the medians (deliveries/s: higher is
+/// better; latency and CPU: lower is better).
+fn ratios(rows: &[FanOutRow]) {
+    let med = |row: &FanOutRow, f: fn(&RunResult) -> f64| median(row.runs.iter().map(f).collect());
+    println!();
+    println!("| subscribers | stream | 1.0/0.3.0: deliveries/s | p50 | p99 | CPU/delivery: host | clients |");
+    println!("|---:|---|---:|---:|---:|---:|---:|");
+    for old in rows.iter().filter(|r| r.proto == Proto::V0_3) {
+        let Some(new) = rows
+            .iter()
+            .find(|r| r.proto == Proto::V1 && r.subs == old.subs && r.mode == old.mode)
+        else {
+            continue;
+        };
+        let ratio = |f: fn(&RunResult) -> f64| med(new, f) / med(old, f).max(f64::MIN_POSITIVE);
+        println!(
+            "| {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            old.subs,
+            old.mode,
+            ratio(|r| r.deliveries_per_s),
+            ratio(|r| r.p50_ms),
+            ratio(|r| r.p99_ms),
+            ratio(|r| r.host_cpu_us),
+            ratio(|r| r.client_cpu_us)
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,130 +613,6 @@ async fn idle_memory(opts: &Opts) -> (usize, f64, u64, u64) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Reconnect replay
-
-/// Opens WebSocket connections that the bench can cut, and holds reconnects until released.
-#[derive(Clone, Default)]
-struct Cuttable {
-    current: Arc<Mutex<Option<Arc<Switch>>>>,
-    gate: Arc<Gate>,
-}
-
-#[derive(Default)]
-struct Switch {
-    cut: AtomicBool,
-    waker: AtomicWaker,
-}
-
-#[derive(Default)]
-struct Gate {
-    open: Mutex<bool>,
-    notify: tokio::sync::Notify,
-}
-
-struct CuttableTransport {
-    inner: BoxTransport,
-    switch: Arc<Switch>,
-}
-
-impl Transport for CuttableTransport {
-    fn send(&mut self, frame: String) -> Result<(), Error> {
-        self.inner.send(frame)
-    }
-    fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<String, Error>>> {
-        self.switch.waker.register(cx.waker());
-        if self.switch.cut.load(Ordering::SeqCst) {
-            self.inner.close();
-            return Poll::Ready(None);
-        }
-        self.inner.poll_recv(cx)
-    }
-    fn close(&mut self) {
-        self.inner.close()
-    }
-}
-
-impl Cuttable {
-    fn cut(&self) {
-        *self.gate.open.lock().unwrap() = false;
-        if let Some(s) = self.current.lock().unwrap().take() {
-            s.cut.store(true, Ordering::SeqCst);
-            s.waker.wake();
-        }
-    }
-
-    fn release(&self) {
-        *self.gate.open.lock().unwrap() = true;
-        self.gate.notify.notify_waiters();
-    }
-}
-
-impl Connector for Cuttable {
-    fn connect(&self, url: &str) -> BoxFuture<Result<BoxTransport, Error>> {
-        let this = self.clone();
-        let url = url.to_owned();
-        Box::pin(async move {
-            loop {
-                let notified = this.gate.notify.notified();
-                if *this.gate.open.lock().unwrap() {
-                    break;
-                }
-                notified.await;
-            }
-            let inner = WsConnector.connect(&url).await?;
-            let switch = Arc::new(Switch::default());
-            *this.current.lock().unwrap() = Some(switch.clone());
-            Ok(Box::new(CuttableTransport { inner, switch }) as BoxTransport)
-        })
-    }
-}
-
-async fn replay(opts: &Opts) -> Vec<(u64, f64)> {
-    let host = Host::start();
-    let driver = host.client("replay-driver".into(), vec![]).await;
-    let uri = "ahp-session:/replay";
-    let mut driver_sub = create_session(&driver, uri).await;
-    let cuttable = Cuttable::default();
-    cuttable.release();
-    let mut options = host.options("replay-client".into(), vec![]);
-    options.reconnect = ReconnectPolicy {
-        initial_delay: Duration::from_millis(1),
-        max_delay: Duration::from_millis(1),
-        multiplier: 1.0,
-        max_attempts: None,
-    };
-    let client = AhpClient::connect(&host.ws_url, options.with_connector(cuttable.clone()))
-        .await
-        .expect("connect");
-    let mut sub = client.subscribe(uri).await.expect("subscribe");
-    let mut out = Vec::new();
-    for run in 0..opts.runs {
-        let turns_before = turns_done(&driver_sub);
-        cuttable.cut();
-        driver
-            .dispatch(uri, message(&format!("/stream {} 0", opts.gap)))
-            .expect("dispatch");
-        until(&mut driver_sub, "the gap turn to end", |s| {
-            turns_done(s) > turns_before
-        })
-        .await;
-        let target = last_seq(&driver_sub);
-        let gap = target - last_seq(&sub);
-        let released = Instant::now();
-        cuttable.release();
-        until(&mut sub, "the replay", |s| last_seq(s) >= target).await;
-        // The reconnect attempt was already waiting at the gate: the clock starts there.
-        let t = released.elapsed().as_secs_f64() * 1000.0;
-        eprintln!("  replay run {}: {gap} envelopes in {t:.1} ms", run + 1);
-        out.push((gap, t));
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    client.close();
-    driver.close();
-    out
-}
-
-// ---------------------------------------------------------------------------------------------
 
 async fn run(opts: Opts) {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
@@ -634,6 +620,8 @@ async fn run(opts: Opts) {
         "ahp-host load benchmark: {cores} cores, client runtime {} threads, runs {}, subscribers {:?}",
         opts.threads, opts.runs, opts.subs
     );
+    let tap_ns = v1::scan_cost();
+    eprintln!("  the 1.0 subscribers' tap: {tap_ns:.0} ns per delta frame");
     let mut rows = Vec::new();
     {
         let host = Host::start();
@@ -646,7 +634,7 @@ async fn run(opts: Opts) {
         eprintln!("  idle: {n} connections, host RSS {before} -> {after} KiB");
     }
     let replays = if opts.gap > 0 {
-        replay(&opts).await
+        replay::replay(&opts).await
     } else {
         Vec::new()
     };
@@ -658,9 +646,9 @@ async fn run(opts: Opts) {
     );
     println!();
     println!(
-        "| subscribers | stream | chunks | deliveries/s | p50 latency | p99 latency | max latency | CPU/delivery: host | clients |"
+        "| subscribers | protocol | stream | chunks | deliveries/s | p50 latency | p99 latency | max latency | CPU/delivery: host | clients |"
     );
-    println!("|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for row in &rows {
         let d: Vec<f64> = row.runs.iter().map(|r| r.deliveries_per_s).collect();
         let p50: Vec<f64> = row.runs.iter().map(|r| r.p50_ms).collect();
@@ -671,8 +659,9 @@ async fn run(opts: Opts) {
         let (dmin, dmax) = range(&d);
         let (p99min, p99max) = range(&p99);
         println!(
-            "| {} | {} | {} | {:.0} [{:.0}-{:.0}] | {:.2} ms | {:.2} ms [{:.2}-{:.2}] | {:.2} ms | {:.2} µs | {:.2} µs |",
+            "| {} | {} | {} | {} | {:.0} [{:.0}-{:.0}] | {:.2} ms | {:.2} ms [{:.2}-{:.2}] | {:.2} ms | {:.2} µs | {:.2} µs |",
             row.subs,
+            row.proto.label(),
             row.mode,
             row.chunks,
             median(d),
@@ -687,6 +676,11 @@ async fn run(opts: Opts) {
             median(client_cpu)
         );
     }
+    ratios(&rows);
+    println!();
+    println!(
+        "The 1.0 subscribers' tap (load/v1.rs) adds {tap_ns:.0} ns of client CPU per delta frame (in their clients' CPU and latency)."
+    );
     if let Some((n, per_conn, before, after)) = idle {
         println!();
         println!(
