@@ -53,6 +53,29 @@ pub fn default_model() -> ModelSelection {
     }
 }
 
+/// The kind of an empty text part a turn streams into.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum TextPart {
+    Markdown,
+    Reasoning,
+}
+
+/// `session/responsePart` adding an empty `kind` part `id` to the turn, for deltas to fill.
+pub(crate) fn text_part(turn_id: &str, id: &str, kind: TextPart) -> StateAction {
+    let (id, content, extra) = (id.to_string(), String::new(), Default::default());
+    let part = match kind {
+        TextPart::Markdown => ResponsePart::Markdown(MarkdownResponsePart { id, content, extra }),
+        TextPart::Reasoning => {
+            ResponsePart::Reasoning(ReasoningResponsePart { id, content, extra })
+        }
+    };
+    StateAction::SessionResponsePart(Box::new(SessionResponsePartAction {
+        turn_id: turn_id.to_string(),
+        part,
+        extra: Default::default(),
+    }))
+}
+
 /// What the hub tells a running turn.
 #[derive(Debug)]
 pub enum AgentEvent {
@@ -221,18 +244,8 @@ impl Turn {
         let turn_id = self.job.turn_id.clone();
         self.parts += 1;
         let reasoning = format!("reasoning-{}", self.parts);
-        self.emit(vec![StateAction::SessionResponsePart(Box::new(
-            SessionResponsePartAction {
-                turn_id: turn_id.clone(),
-                part: ResponsePart::Reasoning(ReasoningResponsePart {
-                    id: reasoning.clone(),
-                    content: String::new(),
-                    extra: Default::default(),
-                }),
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
+        self.emit(vec![text_part(&turn_id, &reasoning, TextPart::Reasoning)])
+            .await?;
         let thoughts = [
             format!(
                 "The message has {} line(s). ",
@@ -597,18 +610,8 @@ impl Turn {
         }
         self.parts += 1;
         let id = format!("markdown-{}", self.parts);
-        self.emit(vec![StateAction::SessionResponsePart(Box::new(
-            SessionResponsePartAction {
-                turn_id: self.job.turn_id.clone(),
-                part: ResponsePart::Markdown(MarkdownResponsePart {
-                    id: id.clone(),
-                    content: String::new(),
-                    extra: Default::default(),
-                }),
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
+        self.emit(vec![text_part(&self.job.turn_id, &id, TextPart::Markdown)])
+            .await?;
         self.markdown = Some(id.clone());
         Ok(id)
     }

@@ -17,7 +17,7 @@
 use super::history::{self, MAX_RESULT_CHARS};
 use super::tools::{self, Offered, Route};
 use super::ModelRun;
-use crate::agent::{calls, prompt, AgentEvent, Step, Stopped, Turn};
+use crate::agent::{calls, prompt, AgentEvent, Step, Stopped, TextPart, Turn};
 use crate::providers::{
     AssistantPart, ChatRequest, FinishReason, Message, ProviderError, ProviderEvent, ToolCall,
     Usage,
@@ -192,18 +192,8 @@ impl Turn {
     async fn reasoning_part(&mut self) -> Result<String, Stopped> {
         self.parts += 1;
         let id = format!("reasoning-{}", self.parts);
-        self.emit(vec![StateAction::SessionResponsePart(Box::new(
-            SessionResponsePartAction {
-                turn_id: self.job.turn_id.clone(),
-                part: ResponsePart::Reasoning(ReasoningResponsePart {
-                    id: id.clone(),
-                    content: String::new(),
-                    extra: Default::default(),
-                }),
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
+        let part = crate::agent::text_part(&self.job.turn_id, &id, TextPart::Reasoning);
+        self.emit(vec![part]).await?;
         Ok(id)
     }
 
