@@ -34,7 +34,10 @@ pub(super) struct Batch {
     /// A delta envelope already applied, kept to decode the next canonical delta into: its
     /// strings are reused, so a stream of deltas is decoded without allocating.
     spare: Option<ActionEnvelope>,
-    /// The same for a 1.0 connection (its envelopes are batched in `Engine::batch_v1`).
+    /// A 1.0 connection's envelopes, as `envelopes`.
+    #[cfg(feature = "v1")]
+    pub(super) envelopes_v1: Vec<crate::protocol::v1::ActionEnvelope>,
+    /// The same as `spare` for a 1.0 connection.
     #[cfg(feature = "v1")]
     spare_v1: Option<crate::protocol::v1::ActionEnvelope>,
     /// What the last canonical delta began with (see [`DeltaPrefix`]).
@@ -53,6 +56,11 @@ impl Batch {
     fn clear(&mut self) {
         keep_spare(&mut self.spare, &mut self.envelopes);
         self.envelopes.clear();
+        #[cfg(feature = "v1")]
+        {
+            keep_spare(&mut self.spare_v1, &mut self.envelopes_v1);
+            self.envelopes_v1.clear();
+        }
     }
 }
 
@@ -127,13 +135,15 @@ impl Engine {
         if self.state == ConnectionState::Closed {
             return;
         }
-        let mut batch = std::mem::take(&mut self.batch);
+        // Boxed: taking it out (to lend it beside `self`) moves a pointer, not the batch
+        // with its spare envelopes.
+        let mut batch = self.batch.take().unwrap_or_default();
         self.last_rx = now;
         for frame in frames {
             self.handle_one(frame.as_ref(), &mut batch, now);
         }
         self.flush_batch(&mut batch, now);
-        self.batch = batch; // empty, with its capacity
+        self.batch = Some(batch); // empty, with its capacity
     }
 
     fn handle_one(&mut self, text: &str, batch: &mut Batch, now: f64) {
@@ -145,7 +155,7 @@ impl Engine {
         } else {
             #[cfg(feature = "v1")]
             if let Some(envelope) = canonical_action(text, &mut batch.spare_v1, &mut batch.prefix) {
-                return self.route_envelope_v1(envelope);
+                return self.route_envelope_v1(envelope, batch);
             }
         }
         let incoming = match Incoming::parse(text) {
@@ -259,7 +269,7 @@ impl Engine {
                 .map(|envelope| self.route_envelope(envelope, batch)),
             #[cfg(feature = "v1")]
             Channels::V1(_) => decode_params::<crate::protocol::v1::ActionEnvelope>(params)
-                .map(|envelope| self.route_envelope_v1(envelope)),
+                .map(|envelope| self.route_envelope_v1(envelope, batch)),
         };
         if let Err(e) = routed {
             self.malformed(format!("bad action envelope: {}", e.message), text);
@@ -350,9 +360,7 @@ impl Engine {
         // one version leave the other's path out.
         if self.channels.is_v1() {
             #[cfg(feature = "v1")]
-            if !self.batch_v1.is_empty() {
-                self.flush_pending_v1(&mut batch.spare_v1, now);
-            }
+            self.flush_envelopes_in::<super::versions::V1>(&mut batch.envelopes_v1, now);
         } else {
             self.flush_envelopes_in::<V0_3>(&mut batch.envelopes, now);
         }

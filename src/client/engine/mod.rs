@@ -235,12 +235,9 @@ pub struct Engine {
     handled_methods: LiteMap<String, ()>,
     outgoing: VecDeque<String>,
     events: VecDeque<Event>,
-    /// Envelopes of the frames being handled (empty between calls; kept for its capacity).
-    batch: inbound::Batch,
-    /// 1.0 envelopes of the frames being handled (apart from `batch`, so that the 0.3.0
-    /// per-frame path does not carry them).
-    #[cfg(feature = "v1")]
-    batch_v1: Vec<crate::protocol::v1::ActionEnvelope>,
+    /// Envelopes of the frames being handled (empty between calls; kept for its capacity),
+    /// lent out while they are handled.
+    batch: Option<Box<inbound::Batch>>,
     /// When the last frame arrived (or the transport opened).
     last_rx: f64,
     keepalive_in_flight: bool,
@@ -264,9 +261,7 @@ impl Engine {
             handled_methods: LiteMap::new(),
             outgoing: VecDeque::new(),
             events: VecDeque::new(),
-            batch: inbound::Batch::default(),
-            #[cfg(feature = "v1")]
-            batch_v1: Vec::new(),
+            batch: Some(Box::default()),
             last_rx: 0.0,
             keepalive_in_flight: false,
         }

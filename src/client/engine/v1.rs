@@ -4,6 +4,7 @@
 //! 1.0 frames take the general decode path (the 0.3.0 fast paths do not apply).
 
 use super::channels::Channels;
+use super::inbound::Batch;
 use super::versions::V1;
 use super::Engine;
 use crate::client::Error;
@@ -53,22 +54,10 @@ impl Engine {
         self.dispatch_in::<V1>(channel, action, now)
     }
 
-    /// Batches a 1.0 envelope (applied with the 0.3.0 batch, see `flush_batch`).
-    pub(super) fn route_envelope_v1(&mut self, envelope: ActionEnvelope) {
+    /// Batches a 1.0 envelope (applied by `flush_batch`).
+    pub(super) fn route_envelope_v1(&mut self, envelope: ActionEnvelope, batch: &mut Batch) {
         self.last_seen_server_seq = self.last_seen_server_seq.max(envelope.server_seq);
-        self.batch_v1.push(envelope);
-    }
-
-    /// Applies the 1.0 envelopes batched by `route_envelope_v1`, keeping a small delta
-    /// envelope as `spare` (to decode the next canonical delta into). Not inlined: the 0.3.0
-    /// path pays only the check that there are none.
-    #[inline(never)]
-    pub(super) fn flush_pending_v1(&mut self, spare: &mut Option<ActionEnvelope>, now: f64) {
-        let mut envelopes = std::mem::take(&mut self.batch_v1);
-        self.flush_envelopes_in::<V1>(&mut envelopes, now);
-        super::inbound::keep_spare(spare, &mut envelopes);
-        envelopes.clear();
-        self.batch_v1 = envelopes; // empty, with its capacity
+        batch.envelopes_v1.push(envelope);
     }
 
     /// Applies and empties a batch of 1.0 envelopes.
