@@ -228,21 +228,21 @@ test('MultiHostClient over 1.0 hosts: events fanned in with the host name, agent
 
 test('a 1.0 resource watch: created, subscribed, its changes are resourceChanges events in order', async () => {
   const peer = peer1({
-    states: { [WATCH]: { root: 'file:///work', recursive: true } },
+    states: { [WATCH]: { root: 'file:///project', recursive: true } },
     handlers: { createResourceWatch: () => ({ result: { channel: WATCH } }) },
   });
   const client = await connect(peer);
-  const { channel } = await client.createResourceWatch({ uri: 'file:///work', recursive: true });
+  const { channel } = await client.createResourceWatch({ uri: 'file:///project', recursive: true });
   assert.equal(channel, WATCH);
   const sent = peer.sent('createResourceWatch')[0].params;
-  assert.deepEqual(sent, { channel: ROOT, uri: 'file:///work', recursive: true });
+  assert.deepEqual(sent, { channel: ROOT, uri: 'file:///project', recursive: true });
   const watch = await client.subscribe(channel);
-  assert.deepEqual(withoutNulls(watch.state), { root: 'file:///work', recursive: true });
+  assert.deepEqual(withoutNulls(watch.state), { root: 'file:///project', recursive: true });
   const changes = [];
   const onChange = [];
   client.onEvent((e) => e.type === 'resourceChanges' && changes.push(e));
   watch.onChange((_s, info) => onChange.push(info));
-  const change = (path, type) => ({ type: 'resourceWatch/changed', changes: [{ uri: `file:///work/${path}`, type }] });
+  const change = (path, type) => ({ type: 'resourceWatch/changed', changes: [{ uri: `file:///project/${path}`, type }] });
   peer.pushBatch([peer.envelope(WATCH, change('a.txt', 'created')), peer.envelope(WATCH, change('b.txt', 'deleted'))]);
   await settle();
   peer.act(WATCH, change('c.txt', 'updated'));
@@ -250,8 +250,8 @@ test('a 1.0 resource watch: created, subscribed, its changes are resourceChanges
   assert.deepEqual(
     changes.map((e) => [e.channel, e.changes]),
     [
-      [WATCH, [[{ uri: 'file:///work/a.txt', type: 'created' }], [{ uri: 'file:///work/b.txt', type: 'deleted' }]]],
-      [WATCH, [[{ uri: 'file:///work/c.txt', type: 'updated' }]]],
+      [WATCH, [[{ uri: 'file:///project/a.txt', type: 'created' }], [{ uri: 'file:///project/b.txt', type: 'deleted' }]]],
+      [WATCH, [[{ uri: 'file:///project/c.txt', type: 'updated' }]]],
     ],
   );
   assert.deepEqual(onChange, [], 'the watch state does not change');
