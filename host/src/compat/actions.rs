@@ -1,6 +1,6 @@
 //! The 0.3.0 actions of a 1.0 action (the envelopes' view).
 
-use super::change::{top_id, SessionChange};
+use super::change::SessionChange;
 use super::state::{active_client, customization, response_part, tool_call_fields};
 use ahp_wasm::protocol::v1::{self, Customization};
 use serde_json::{json, Map, Value};
@@ -263,13 +263,13 @@ fn one_customization(
 ) -> Vec<Value> {
     let list = list.unwrap_or_default();
     let before = index.and_then(|i| list.get(i));
-    let Some(id) = before.or(after).and_then(top_id) else {
+    let Some(id) = before.or(after).and_then(Customization::id) else {
         return Vec::new();
     };
     let shared = list
         .iter()
         .enumerate()
-        .any(|(i, c)| Some(i) != index && top_id(c) == Some(id));
+        .any(|(i, c)| Some(i) != index && Customization::id(c) == Some(id));
     if shared {
         let mut now: Vec<Customization> = list.to_vec();
         match (index, after) {

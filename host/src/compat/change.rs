@@ -82,11 +82,13 @@ impl<'a> SessionChange<'a> {
                 before: state.customizations.as_deref(),
                 after: &a.customizations,
             },
-            StateAction::SessionCustomizationUpdated(a) => match top_id(&a.customization) {
-                Some(id) => one_customization(state, action, Target::Top(id)),
-                // Refused by the reducer: an entry of an unknown kind has no id.
-                None => SessionChange::Nothing,
-            },
+            StateAction::SessionCustomizationUpdated(a) => {
+                match Customization::id(&a.customization) {
+                    Some(id) => one_customization(state, action, Target::Top(id)),
+                    // Refused by the reducer: an entry of an unknown kind has no id.
+                    None => SessionChange::Nothing,
+                }
+            }
             StateAction::SessionCustomizationToggled(a) => {
                 one_customization(state, action, Target::Any(&a.id))
             }
@@ -127,11 +129,17 @@ fn one_customization<'a>(
 ) -> SessionChange<'a> {
     let list = state.customizations.as_deref();
     let index = list.and_then(|list| match target {
-        Target::Top(id) => list.iter().position(|c| top_id(c) == Some(id)),
-        Target::Any(id) => list.iter().position(|c| top_id(c) == Some(id)).or_else(|| {
-            list.iter()
-                .position(|c| children(c).iter().any(|ch| child_id(ch) == Some(id)))
-        }),
+        Target::Top(id) => list.iter().position(|c| Customization::id(c) == Some(id)),
+        Target::Any(id) => list
+            .iter()
+            .position(|c| Customization::id(c) == Some(id))
+            .or_else(|| {
+                list.iter().position(|c| {
+                    children(c)
+                        .iter()
+                        .any(|ch| ChildCustomization::id(ch) == Some(id))
+                })
+            }),
     });
     let before = list.zip(index).map(|(list, i)| &list[i]);
     if before.is_none() && matches!(target, Target::Any(_)) {
@@ -148,27 +156,6 @@ fn one_customization<'a>(
             .customizations
             .and_then(|l| l.into_iter().next())
             .map(Box::new),
-    }
-}
-
-pub(super) fn top_id(entry: &Customization) -> Option<&str> {
-    match entry {
-        Customization::Plugin(c) => Some(&c.id),
-        Customization::Directory(c) => Some(&c.id),
-        Customization::McpServer(c) => Some(&c.id),
-        Customization::Unknown(_) => None,
-    }
-}
-
-fn child_id(child: &ChildCustomization) -> Option<&str> {
-    match child {
-        ChildCustomization::Agent(c) => Some(&c.id),
-        ChildCustomization::Skill(c) => Some(&c.id),
-        ChildCustomization::Prompt(c) => Some(&c.id),
-        ChildCustomization::Rule(c) => Some(&c.id),
-        ChildCustomization::Hook(c) => Some(&c.id),
-        ChildCustomization::McpServer(c) => Some(&c.id),
-        ChildCustomization::Unknown(_) => None,
     }
 }
 

@@ -93,3 +93,33 @@ impl<T: UnionMember> Serialize for Tagged<T> {
         object.serialize(serializer)
     }
 }
+
+impl super::Customization {
+    /// The entry's `id`, the key customization actions address it by (none for a kind this
+    /// version does not know).
+    pub fn id(&self) -> Option<&str> {
+        use super::Customization as C;
+        match self {
+            C::Plugin(c) => Some(&c.id),
+            C::Directory(c) => Some(&c.id),
+            C::McpServer(c) => Some(&c.id),
+            C::Unknown(_) => None,
+        }
+    }
+}
+
+impl super::ChildCustomization {
+    /// The child's `id` (none for a kind this version does not know).
+    pub fn id(&self) -> Option<&str> {
+        use super::ChildCustomization as C;
+        match self {
+            C::Agent(c) => Some(&c.id),
+            C::Skill(c) => Some(&c.id),
+            C::Prompt(c) => Some(&c.id),
+            C::Rule(c) => Some(&c.id),
+            C::Hook(c) => Some(&c.id),
+            C::McpServer(c) => Some(&c.id),
+            C::Unknown(_) => None,
+        }
+    }
+}

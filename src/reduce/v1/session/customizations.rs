@@ -58,9 +58,9 @@ pub(super) fn toggled(
 pub(super) fn updated(state: &mut SessionState, customization: &Customization) -> Handled<Field> {
     // Validated before the list is created (the official Rust reducer creates an empty list
     // first; see tests/reference_v1_session.rs).
-    let id = top_id(customization).ok_or(NoOp::InvalidTransition)?;
+    let id = Customization::id(customization).ok_or(NoOp::InvalidTransition)?;
     upsert_where(&mut state.customizations, customization, |entry| {
-        top_id(entry) == Some(id)
+        Customization::id(entry) == Some(id)
     });
     Ok(Changed::one(Field::Customizations))
 }
@@ -136,14 +136,17 @@ enum Found {
 /// The entry with the id: the first top-level one, else the first child of the first
 /// container that has one.
 fn find(list: &[Customization], id: &str) -> Option<Found> {
-    if let Some(index) = list.iter().position(|entry| top_id(entry) == Some(id)) {
+    if let Some(index) = list
+        .iter()
+        .position(|entry| Customization::id(entry) == Some(id))
+    {
         return Some(Found::Top(index));
     }
     list.iter().enumerate().find_map(|(container, entry)| {
         let children = children(entry)?;
         let index = children
             .iter()
-            .position(|child| child_id(child) == Some(id))?;
+            .position(|child| ChildCustomization::id(child) == Some(id))?;
         Some(Found::Child(container, index))
     })
 }
@@ -165,27 +168,6 @@ fn mcp_server_mut<'a>(
                 _ => Err(NoOp::UnknownTarget),
             }
         }
-    }
-}
-
-fn top_id(entry: &Customization) -> Option<&str> {
-    match entry {
-        Customization::Plugin(c) => Some(&c.id),
-        Customization::Directory(c) => Some(&c.id),
-        Customization::McpServer(c) => Some(&c.id),
-        Customization::Unknown(_) => None,
-    }
-}
-
-fn child_id(child: &ChildCustomization) -> Option<&str> {
-    match child {
-        ChildCustomization::Agent(c) => Some(&c.id),
-        ChildCustomization::Skill(c) => Some(&c.id),
-        ChildCustomization::Prompt(c) => Some(&c.id),
-        ChildCustomization::Rule(c) => Some(&c.id),
-        ChildCustomization::Hook(c) => Some(&c.id),
-        ChildCustomization::McpServer(c) => Some(&c.id),
-        ChildCustomization::Unknown(_) => None,
     }
 }
 
