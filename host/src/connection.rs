@@ -349,7 +349,8 @@ impl Reader<'_> {
             return self.on_request_v1(id, method, params).await;
         }
         let request = match method {
-            "ping" => return self.reply(result_text(&id, &EmptyResult)),
+            // "No payload in either direction" (both versions' spec): a `null` result.
+            "ping" => return self.reply(result_text(&id, &())),
             m if !initialized && !Request::before_initialize(m) => Err(ErrorObject::new(
                 errors::INVALID_REQUEST,
                 "send `initialize` (or `reconnect`) first",

@@ -5,7 +5,7 @@ mod common;
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::{errors, SnapshotState};
 use common::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[tokio::test]
 async fn initialize_with_the_token_returns_snapshots() {
@@ -110,7 +110,7 @@ async fn ping_before_initialize_and_commands_need_initialize() {
         c.call("ping", json!({"channel": ROOT_CHANNEL}))
             .await
             .unwrap(),
-        json!({})
+        Value::Null
     );
     c.expect_error(
         "listSessions",

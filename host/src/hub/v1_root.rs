@@ -143,9 +143,27 @@ fn summary_of(session: &Session, mirror: &Mirror) -> Option<Value> {
     if let Some(changes) = &mirror.chat.changes {
         out.insert("changes".into(), serde_json::to_value(changes).ok()?);
     }
+    // The catalog's entries are 1.0's `SessionChatSummary`: of a chat's summary, only these.
+    let catalog = |chat: &Value| {
+        let mut entry = serde_json::Map::new();
+        for key in [
+            "resource",
+            "title",
+            "origin",
+            "interactivity",
+            "status",
+            "changes",
+        ] {
+            if let Some(v) = chat.get(key).filter(|v| !v.is_null()) {
+                entry.insert(key.into(), v.clone());
+            }
+        }
+        Value::Object(entry)
+    };
+    let chats = state.get("chats").and_then(Value::as_array);
     out.insert(
         "chats".into(),
-        state.get("chats").cloned().unwrap_or_default(),
+        chats.into_iter().flatten().map(catalog).collect(),
     );
     out.insert("defaultChat".into(), mirror.chat_uri.clone().into());
     Some(Value::Object(out))
