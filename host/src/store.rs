@@ -113,6 +113,8 @@ pub enum Op {
         used: u64,
         /// Its client presented the secret at least once.
         proven: bool,
+        /// Its last `initialize` chose AHP 1.0.
+        v1: bool,
     },
     /// A client id's binding was forgotten.
     ForgetClient {
@@ -180,6 +182,8 @@ pub struct ClientBinding {
     pub used: u64,
     /// Its client presented the secret at least once.
     pub proven: bool,
+    /// Its last `initialize` chose AHP 1.0.
+    pub v1: bool,
 }
 
 /// A session as loaded at startup.
@@ -237,7 +241,7 @@ CREATE TABLE IF NOT EXISTS actions(seq INTEGER PRIMARY KEY, uri TEXT NOT NULL, t
     envelope TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS actions_by_uri ON actions(uri, seq);
 CREATE TABLE IF NOT EXISTS clients(client_id TEXT PRIMARY KEY, secret_sha256 TEXT NOT NULL,
-    used INTEGER NOT NULL, proven INTEGER NOT NULL DEFAULT 0);
+    used INTEGER NOT NULL, proven INTEGER NOT NULL DEFAULT 0, v1 INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS mcp_approvals(workdir TEXT NOT NULL, name TEXT NOT NULL,
     sha256 TEXT NOT NULL, client_id TEXT NOT NULL, PRIMARY KEY(workdir, name));
 CREATE TABLE IF NOT EXISTS automations(uri TEXT PRIMARY KEY, json TEXT NOT NULL);
@@ -248,13 +252,17 @@ CREATE INDEX IF NOT EXISTS automation_runs_by_automation ON automation_runs(auto
 
 /// Brings a database of an older host up to [`SCHEMA`]. `clients.proven` came later: bindings
 /// made before it count as never presented (the secret is required again from the next
-/// handshake that presents it).
+/// handshake that presents it). `clients.v1` too: clients bound before it spoke 0.3.0.
 fn migrate(conn: &Connection) -> Result<(), StoreError> {
-    let has_proven = conn
-        .prepare("SELECT 1 FROM pragma_table_info('clients') WHERE name = 'proven'")?
-        .exists([])?;
-    if !has_proven {
-        conn.execute_batch("ALTER TABLE clients ADD COLUMN proven INTEGER NOT NULL DEFAULT 0")?;
+    for column in ["proven", "v1"] {
+        let has = conn
+            .prepare("SELECT 1 FROM pragma_table_info('clients') WHERE name = ?1")?
+            .exists([column])?;
+        if !has {
+            conn.execute_batch(&format!(
+                "ALTER TABLE clients ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0"
+            ))?;
+        }
     }
     Ok(())
 }
@@ -359,13 +367,14 @@ impl Store {
         });
         let clients = self
             .conn
-            .prepare("SELECT client_id, secret_sha256, used, proven FROM clients")?
+            .prepare("SELECT client_id, secret_sha256, used, proven, v1 FROM clients")?
             .query_map([], |r| {
                 Ok(ClientBinding {
                     client_id: r.get(0)?,
                     secret_sha256: r.get(1)?,
                     used: r.get(2)?,
                     proven: r.get(3)?,
+                    v1: r.get(4)?,
                 })
             })?
             .collect::<Result<_, _>>()?;
@@ -464,11 +473,12 @@ impl Store {
                         secret_sha256,
                         used,
                         proven,
+                        v1,
                     } => {
                         tx.execute(
-                            "INSERT OR REPLACE INTO clients(client_id, secret_sha256, used, proven) \
-                             VALUES (?1, ?2, ?3, ?4)",
-                            params![client_id, secret_sha256, used, proven],
+                            "INSERT OR REPLACE INTO clients(client_id, secret_sha256, used, proven, v1) \
+                             VALUES (?1, ?2, ?3, ?4, ?5)",
+                            params![client_id, secret_sha256, used, proven, v1],
                         )?;
                     }
                     Op::ForgetClient { client_id } => {

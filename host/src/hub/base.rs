@@ -37,8 +37,6 @@ pub(super) struct Core {
     /// Set while a 0.3.0 handler answers an AHP 1.0 client (`RequestV1::Shared`): its result
     /// is written with 1.0's integers (`compat::integers`).
     pub(super) respond_v1: bool,
-    /// Client ids whose last `initialize` chose AHP 1.0 (their `reconnect` is answered in 1.0).
-    pub(super) v1_clients: std::collections::HashSet<String>,
     pub(super) sessions: HashMap<String, super::sessions::Session>,
     pub(super) conns: HashMap<ConnId, Conn>,
     pub(super) replay: ReplayRing,

@@ -394,10 +394,13 @@ impl Hub {
             return self.initialize_v1(conn, id, (p.client_id, secret), channels, apps);
         }
         let snapshots = self.snapshots_within_budget(&channels, apps)?;
-        let client_secret =
-            self.claim_client_id(conn, &p.client_id, secret.as_deref(), Claim::Initialize)?;
+        let client_secret = self.claim_client_id(
+            conn,
+            &p.client_id,
+            secret.as_deref(),
+            Claim::Initialize { v1: false },
+        )?;
         self.core.bindings.set_mcp_apps(&p.client_id, apps);
-        self.core.v1_clients.remove(&p.client_id);
         self.mark_initialized(conn, p.client_id);
         for channel in &channels {
             self.add_subscription(conn, channel)?;
@@ -446,7 +449,7 @@ impl Hub {
             return Ok(());
         }
         let channels = self.handshake_channels(p.subscriptions)?;
-        if self.core.v1_clients.contains(&p.client_id) {
+        if self.core.bindings.v1(&p.client_id) {
             return self.reconnect_v1(conn, id, p.client_id, secret, channels);
         }
         let (resumed, missing): (Vec<String>, Vec<String>) =

@@ -51,6 +51,9 @@ struct Bound {
     /// The client declared `capabilities.mcpApps` at its last `initialize` (kept for its
     /// `reconnect`s, which declare nothing; not persisted).
     mcp_apps: bool,
+    /// Its last `initialize` chose AHP 1.0: its `reconnect`s, which name no version, are
+    /// answered in 1.0 (persisted: a restarted host answers a 1.0 client in 1.0 too).
+    v1: bool,
 }
 
 fn digest(secret: &str) -> String {
@@ -74,6 +77,7 @@ impl Bindings {
                     used: b.used,
                     proven: b.proven,
                     mcp_apps: false,
+                    v1: b.v1,
                 };
                 (b.client_id, bound)
             })
@@ -102,13 +106,18 @@ impl Bindings {
     pub fn mcp_apps(&self, client_id: &str) -> bool {
         self.by_id.get(client_id).is_some_and(|b| b.mcp_apps)
     }
+
+    /// Whether `client_id`'s last `initialize` chose AHP 1.0.
+    pub fn v1(&self, client_id: &str) -> bool {
+        self.by_id.get(client_id).is_some_and(|b| b.v1)
+    }
 }
 
 /// How a handshake claims its client id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Claim {
-    /// `initialize`: an unbound id is bound now.
-    Initialize,
+    /// `initialize`, choosing AHP 1.0 or not: an unbound id is bound now.
+    Initialize { v1: bool },
     /// `reconnect`: the id must be bound already (a host that does not know it answers with an
     /// error, and the client initializes again).
     Reconnect,
@@ -155,7 +164,7 @@ impl Hub {
                         )
                     }
                     // Free, and its client never presented a secret: the spec's handshake.
-                    None if claim == Claim::Initialize => {
+                    None if matches!(claim, Claim::Initialize { .. }) => {
                         let secret = Token::generate().expose().to_owned();
                         bound.secret_sha256 = digest(&secret);
                         secret
@@ -181,17 +190,27 @@ impl Hub {
                         used: now,
                         proven: false,
                         mcp_apps: false,
+                        v1: false,
                     },
                 );
                 secret
             }
         };
-        let bound = &self.core.bindings.by_id[client_id];
+        let bound = self
+            .core
+            .bindings
+            .by_id
+            .get_mut(client_id)
+            .expect("bound above");
+        if let Claim::Initialize { v1 } = claim {
+            bound.v1 = v1;
+        }
         self.core.ops.push(Op::BindClient {
             client_id: client_id.to_owned(),
             secret_sha256: bound.secret_sha256.clone(),
             used: now,
             proven: bound.proven,
+            v1: bound.v1,
         });
         Ok(secret)
     }

@@ -150,7 +150,6 @@ impl Hub {
             root_subs_v1: Vec::new(),
             v1_pending: None,
             respond_v1: false,
-            v1_clients: HashSet::new(),
             sessions: HashMap::new(),
             conns: HashMap::new(),
             replay: ReplayRing::new(

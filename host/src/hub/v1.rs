@@ -50,11 +50,17 @@ impl Core {
         origin: Option<&v03::ActionOrigin>,
         now: f64,
     ) {
-        let seq = self.seq;
         let Some(mirror) = self.sessions.get_mut(uri).and_then(|s| s.v1.as_mut()) else {
             return;
         };
         for (i, (channel, json)) in mirror.follow(uri, action, now).into_iter().enumerate() {
+            // The translated action is the 0.3.0 envelope in 1.0's words: the same number. An
+            // action that follows it is another envelope: a number of its own (the store keeps
+            // the head, so a restart never hands it out again).
+            if i > 0 {
+                self.seq += 1;
+            }
+            let seq = self.seq;
             let subs = if channel == uri {
                 &mirror.session_subs
             } else {
@@ -283,12 +289,11 @@ impl Hub {
 
     /// Marks a connection as speaking 1.0 (before it is marked initialized: its reader decodes
     /// with the 1.0 types from then on).
-    fn mark_v1(&mut self, conn: ConnId, client_id: &str) {
+    fn mark_v1(&mut self, conn: ConnId) {
         if let Some(c) = self.core.conns.get_mut(&conn) {
             c.v1 = true;
             c.handle.shared.v1.store(true, Ordering::Release);
         }
-        self.core.v1_clients.insert(client_id.to_owned());
     }
 
     /// `initialize` of a client that chose 1.0: 1.0 snapshots of the initial subscriptions
@@ -303,10 +308,14 @@ impl Hub {
         apps: bool,
     ) -> Result<(), ErrorObject> {
         let (channels, snapshots) = self.handshake_snapshots_v1(channels)?;
-        let client_secret =
-            self.claim_client_id(conn, &client_id, secret.as_deref(), Claim::Initialize)?;
+        let client_secret = self.claim_client_id(
+            conn,
+            &client_id,
+            secret.as_deref(),
+            Claim::Initialize { v1: true },
+        )?;
         self.core.bindings.set_mcp_apps(&client_id, apps);
-        self.mark_v1(conn, &client_id);
+        self.mark_v1(conn);
         self.mark_initialized(conn, client_id);
         self.add_subscriptions_v1(conn, &channels);
         let out = InitializeOut {
@@ -336,7 +345,7 @@ impl Hub {
     ) -> Result<(), ErrorObject> {
         let (channels, snapshots) = self.handshake_snapshots_v1(channels)?;
         self.claim_client_id(conn, &client_id, secret.as_deref(), Claim::Reconnect)?;
-        self.mark_v1(conn, &client_id);
+        self.mark_v1(conn);
         self.mark_initialized(conn, client_id);
         self.add_subscriptions_v1(conn, &channels);
         let out = ReconnectSnapshotOut {

@@ -593,13 +593,13 @@ impl Client {
     }
 }
 
-/// `ping` answers `{}`: the connection is alive and served.
+/// `ping` answers (`null`: it carries no payload): the connection is alive and served.
 pub async fn ping(c: &mut Client) {
     assert_eq!(
         c.call("ping", serde_json::json!({"channel": ROOT_CHANNEL}))
             .await
             .expect("ping answers"),
-        serde_json::json!({})
+        Value::Null
     );
 }
 
