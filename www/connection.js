@@ -1,6 +1,6 @@
-// The connection: connects to the host that served the page (with the page URL's `tkn`), shows
-// the connection state, subscribes to the root channel, and routes client events to the session
-// list and the open session. `connect()` again (Retry) starts over with a new client.
+// The connection: connects to the host that served the page (with the page URL's `tkn`) over
+// AHP 1.0, shows the connection state, subscribes to the root and automations channels, and
+// routes client events to the session list and the open session. `connect()` again (Retry) starts over with a new client.
 
 import { ROOT, app } from './state.js';
 import { $ } from './dom.js';
@@ -8,6 +8,7 @@ import { showError } from './errors.js';
 import { applyRootNotification, refreshSessions, renderRoot } from './session-list.js';
 import { closeSession, openSession, sessionDeleted } from './session.js';
 import { agentAuthNotification, agentAuthReconnected, renderAgentAuth } from './agent-auth.js';
+import { closeAutomations, openAutomations } from './automations.js';
 
 function setConnection(state) {
   const out = $('connection');
@@ -23,6 +24,7 @@ export async function connect() {
   if (app.client) {
     // Retry after the client closed for good: start over with a new one.
     closeSession();
+    closeAutomations();
     try { app.client.close(); } catch { /* already closed */ }
     app.client = null;
     app.root = null;
@@ -36,7 +38,7 @@ export async function connect() {
   try {
     if (!app.sdk) {
       // The SDK's browser entry; init() compiles its WebAssembly module while it downloads.
-      const sdk = await import('/pkg/v0.3/web.js');
+      const sdk = await import('/pkg/web.js');
       await sdk.init();
       app.sdk = sdk;
     }
@@ -65,7 +67,7 @@ export async function connect() {
         break;
       case 'rejected':
         // Also reported per subscription (onChange rejections); show the others here.
-        if (event.channel !== app.current?.uri) showError(`The host rejected ${event.rejection?.action?.type ?? 'an action'}`, event.rejection?.reason);
+        if (event.channel !== app.current?.uri && event.channel !== app.current?.chat?.uri && event.channel !== app.automations?.uri) showError(`The host rejected ${event.rejection?.action?.type ?? 'an action'}`, event.rejection?.reason);
         break;
       case 'pendingDropped':
         // Leaving a session (unsubscribing) stops tracking its sent actions: nothing was lost.
@@ -77,6 +79,7 @@ export async function connect() {
         break;
       case 'subscriptionLost':
         if (event.channel === app.current?.uri) closeSession(`Subscription lost: ${event.reason}`);
+        else if (event.channel === app.current?.chat?.uri) showError('Chat', `subscription lost: ${event.reason}`);
         break;
       default:
         break;
@@ -103,6 +106,7 @@ export async function connect() {
     showError('Subscribe to the root channel', e);
   }
   await refreshSessions();
+  openAutomations().catch((e) => showError('Automations', e));
 
   const wanted = decodeURIComponent(location.hash.slice(1));
   if (wanted.startsWith('ahp-session:')) openSession(wanted).catch((e) => showError('Open session', e));

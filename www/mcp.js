@@ -126,14 +126,14 @@ export function renderMcpServers(state, views, dispatch) {
     view.update(server);
     return view;
   });
-  $('mcp-panel').hidden = servers.length === 0;
+  $('mcp-servers').dataset.count = String(servers.length);
 }
 
 /**
- * Mounts the App of tool call `toolCallId` into `element` (once). Errors are shown in the
+ * Mounts the App of tool call `toolCallId` of chat `chat` of `session` into `element` (once). Errors are shown in the
  * element and the page's error list.
  */
-export async function mountApp(element, session, toolCallId) {
+export async function mountApp(element, session, chat, toolCallId) {
   const started = performance.now();
   element.dataset.state = 'loading';
   try {
@@ -141,6 +141,7 @@ export async function mountApp(element, session, toolCallId) {
     const handle = await mountMcpApp(element, {
       client: app.client,
       session,
+      chat,
       toolCallId,
       onOpenLink: (url) => {
         // Only web links, in a new tab without an opener.

@@ -60,10 +60,10 @@ test('composer: config pickers and @ completions', { timeout: 5 * 60_000 }, asyn
     await page.locator('[data-testid=completions]').waitFor({ state: 'hidden', timeout: WAIT });
 
     // Sent: the turn's message carries the file as a resource attachment.
-    const before = await page.evaluate(() => window.__ahp.subscription.state.turns.length);
+    const before = await page.evaluate(() => window.__ahp.chat.state.turns.length);
     await box.press('Enter');
-    await page.waitForFunction((n) => window.__ahp.subscription.confirmedState.turns.length > n, before, { timeout: WAIT });
-    const message = await page.evaluate(() => window.__ahp.subscription.confirmedState.turns.at(-1).message);
+    await page.waitForFunction((n) => window.__ahp.chat.confirmedState.turns.length > n, before, { timeout: WAIT });
+    const message = await page.evaluate(() => window.__ahp.chat.confirmedState.turns.at(-1).message);
     assert.equal(message.text, text);
     assert.equal(message.attachments?.length, 1, JSON.stringify(message));
     assert.equal(message.attachments[0].type, 'resource');
