@@ -132,7 +132,8 @@ function render() {
 
 /** Subscribes to the host's automations (after connecting) and loads its trigger definitions. */
 export async function openAutomations() {
-  const sub = app.client.subscription(AUTOMATIONS) ?? (await app.client.subscribe(AUTOMATIONS));
+  const live = app.client.subscription(AUTOMATIONS);
+  const sub = live?.active ? live : await app.client.subscribe(AUTOMATIONS);
   closeAutomations();
   const auto = { uri: AUTOMATIONS, sub, off: null, views: new Map(), last: null };
   app.automations = auto;

@@ -1,12 +1,15 @@
 // The connection: connects to the host that served the page (with the page URL's `tkn`) over
 // AHP 1.0, shows the connection state, subscribes to the root and automations channels, and
-// routes client events to the session list and the open session. `connect()` again (Retry) starts over with a new client.
+// routes client events to the session list and the open session. `connect()` again (Retry)
+// starts over with a new client.
 
 import { ROOT, app } from './state.js';
 import { $ } from './dom.js';
 import { showError } from './errors.js';
 import { applyRootNotification, refreshSessions, renderRoot } from './session-list.js';
 import { closeSession, openSession, sessionDeleted } from './session.js';
+import { closeChat } from './chat.js';
+import { renderChats } from './chats.js';
 import { agentAuthNotification, agentAuthReconnected, renderAgentAuth } from './agent-auth.js';
 import { closeAutomations, openAutomations } from './automations.js';
 
@@ -20,9 +23,52 @@ function setConnection(state) {
   $('retry').hidden = state !== 'failed' && state !== 'closed';
 }
 
-export async function connect() {
+/** Whether a recovery (below) is under way. */
+let recovering = false;
+
+/**
+ * A 1.0 channel (the open chat, the automations) was not resumed after a reconnect: subscribe
+ * to it afresh. A host that restarted may have forgotten that this client chose AHP 1.0 and
+ * answered its `reconnect` as a 0.3.0 client's (ahp-host does: it then knows no `ahp-chat:`
+ * channel on this connection, -32008): then initialize again under the same client id and
+ * secret, which negotiates 1.0, and reopen what was open.
+ */
+async function recover(reason) {
+  if (recovering || !app.client) return;
+  recovering = true;
+  const cur = app.current;
+  const session = cur?.uri;
+  const chat = cur?.chat?.uri;
+  const lend = Boolean(cur?.tools);
+  try {
+    try {
+      if (chat) {
+        closeChat(cur);
+        await renderChats(cur, chat);
+      }
+      if (!app.automations?.sub?.active) await openAutomations();
+      return;
+    } catch (e) {
+      if (e?.code !== -32008) {
+        showError('Resubscribe', `${reason}; subscribing again failed: ${e?.message ?? e}`);
+        return;
+      }
+    }
+    const { clientId, clientSecret } = app.client;
+    await connect({ clientId, clientSecret, session, chat, lend });
+  } finally {
+    recovering = false;
+  }
+}
+
+/**
+ * Connects (again: Retry, or a recovery, which passes the client's identity, what to reopen
+ * and whether the page lent its tools there). Without `session`, the page URL's
+ * `#<session URI>` is opened.
+ */
+export async function connect({ clientId, clientSecret, session, chat, lend } = {}) {
   if (app.client) {
-    // Retry after the client closed for good: start over with a new one.
+    // Start over with a new client.
     closeSession();
     closeAutomations();
     try { app.client.close(); } catch { /* already closed */ }
@@ -43,7 +89,8 @@ export async function connect() {
       app.sdk = sdk;
     }
     // capabilities.mcpApps: the host then serves MCP servers' `mcp://` channels to this page.
-    client = await app.sdk.AhpClient.connect(url, { token, initialSubscriptions: [ROOT], capabilities: { mcpApps: {} } });
+    const identity = clientId && clientSecret ? { clientId, clientSecret } : {};
+    client = await app.sdk.AhpClient.connect(url, { token, ...identity, initialSubscriptions: [ROOT], capabilities: { mcpApps: {} } });
   } catch (e) {
     setConnection('failed');
     showError('Connect', e);
@@ -51,8 +98,9 @@ export async function connect() {
   }
   app.client = client;
   agentAuthReconnected();
-  client.onConnectionStateChange((state) => setConnection(state));
+  client.onConnectionStateChange((state) => { if (app.client === client) setConnection(state); });
   client.onEvent((event) => {
+    if (app.client !== client) return;
     switch (event.type) {
       case 'notification':
         agentAuthNotification(event.method, event.params);
@@ -79,7 +127,7 @@ export async function connect() {
         break;
       case 'subscriptionLost':
         if (event.channel === app.current?.uri) closeSession(`Subscription lost: ${event.reason}`);
-        else if (event.channel === app.current?.chat?.uri) showError('Chat', `subscription lost: ${event.reason}`);
+        else if (event.channel === app.current?.chat?.uri || event.channel === app.automations?.uri) recover(`${event.channel}: ${event.reason}`);
         break;
       default:
         break;
@@ -108,6 +156,6 @@ export async function connect() {
   await refreshSessions();
   openAutomations().catch((e) => showError('Automations', e));
 
-  const wanted = decodeURIComponent(location.hash.slice(1));
-  if (wanted.startsWith('ahp-session:')) openSession(wanted).catch((e) => showError('Open session', e));
+  const wanted = session ?? decodeURIComponent(location.hash.slice(1));
+  if (wanted.startsWith('ahp-session:')) openSession(wanted, chat, lend).catch((e) => showError('Open session', e));
 }

@@ -28,13 +28,14 @@ export function renderSessions() {
 
 export async function refreshSessions() {
   const generation = ++app.listGeneration;
+  const client = app.client;
   try {
-    const result = await app.client.listSessions({ channel: ROOT });
+    const result = await client.listSessions({ channel: ROOT });
     if (generation !== app.listGeneration) return; // a newer fetch is under way
     app.sessions = new Map((result?.items ?? []).map((s) => [s.resource, s]));
     renderSessions();
   } catch (e) {
-    showError('List sessions', e);
+    if (client === app.client) showError('List sessions', e); // else: a client the page closed
   }
 }
 

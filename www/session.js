@@ -47,9 +47,10 @@ export function sessionDeleted(uri) {
 
 /**
  * Opens session `uri` (if it is not the open one) and its chat `chatUri` (default: the chat
- * the session routes input to, `defaultChat`).
+ * the session routes input to, `defaultChat`). The page lends its browser tools there when no
+ * other client does (`lend` undefined), or as told (a recovery: whether it lent them before).
  */
-export async function openSession(uri, chatUri) {
+export async function openSession(uri, chatUri, lend) {
   if (app.current?.uri === uri) {
     if (chatUri) await renderChats(app.current, chatUri);
     return;
@@ -86,8 +87,9 @@ export async function openSession(uri, chatUri) {
   renderSession(cur);
   await renderChats(cur, chatUri);
   if (app.current !== cur) return;
-  // Lend the browser tools when no client does yet (the host keeps one active client).
-  if (!sub.state?.activeClients?.length) await claim(cur);
+  // Lend the browser tools (the host keeps one active client per session).
+  const mine = sub.state?.activeClients?.some((c) => c?.clientId === app.client.clientId);
+  if (lend === true ? true : lend === undefined && (mine || !sub.state?.activeClients?.length)) await claim(cur);
   if (app.current !== cur) return;
   $('message').focus();
 }
