@@ -183,26 +183,23 @@ function renderTriggerFields() {
   const fields = [];
   if (value === 'schedule') {
     fields.push(
-      h('input', { name: 'expression', value: '*/5 * * * *', 'aria-label': 'Cron expression (5 fields)', dataset: { testid: 'automation-cron' }, required: true }),
-      h('input', { name: 'timeZone', value: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC', 'aria-label': 'Time zone', dataset: { testid: 'automation-tz' }, required: true }),
+      h('label', null, 'Cron', h('input', { name: 'expression', value: '*/5 * * * *', title: 'Five fields: minute hour day month weekday', dataset: { testid: 'automation-cron' }, required: true })),
+      h('label', null, 'Zone', h('input', { name: 'timeZone', value: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC', dataset: { testid: 'automation-tz' }, required: true })),
     );
   } else if (value.startsWith('event:')) {
     const def = definitions.find((d) => `event:${d.type}` === value);
     const required = new Set(def?.configSchema?.required ?? []);
     for (const [key, p] of Object.entries(def?.configSchema?.properties ?? {})) {
       const numeric = p?.type === 'number' || p?.type === 'integer';
-      fields.push(h('input', {
+      fields.push(h('label', { title: String(p?.description ?? '') }, String(p?.title ?? key), h('input', {
         name: key,
         type: numeric ? 'number' : 'text',
         min: numeric ? '0' : null,
         step: numeric ? 'any' : null,
         value: p?.default != null ? String(p.default) : null,
-        placeholder: String(p?.title ?? key),
-        title: String(p?.description ?? ''),
-        'aria-label': String(p?.title ?? key),
         required: required.has(key),
         dataset: { testid: `automation-config-${key}`, numeric: String(numeric) },
-      }));
+      })));
     }
   }
   $('automation-trigger-fields').replaceChildren(...fields);

@@ -71,10 +71,15 @@ async function screenshots(page) {
   await page.locator('[data-testid=terminal-view] .xterm').waitFor();
   await page.locator('[data-testid=changes-panel][data-status=ready]').waitFor();
   await page.locator('[data-testid=change-file]').first().waitFor({ state: 'attached' });
-  for (const name of ['tools', 'customizations', 'mcp', 'changes', 'automations', 'terminal']) {
+  // The docked panels one at a time (the others folded), then the terminal under the composer.
+  const docked = ['tools', 'customizations', 'mcp', 'changes', 'automations'];
+  for (const name of [...docked, 'terminal']) {
     const panel = page.locator(`[data-testid=${name}-panel]`);
     assert.equal(await panel.isVisible(), true, `the ${name} panel is shown`);
-    await panel.evaluate((el) => { el.open = true; el.scrollIntoView({ block: 'nearest' }); });
+    await page.evaluate(({ name, docked }) => {
+      for (const other of docked) document.querySelector(`[data-testid=${other}-panel]`).open = other === name || !docked.includes(name);
+      document.querySelector(`[data-testid=${name}-panel]`).scrollIntoView({ block: 'nearest' });
+    }, { name, docked });
     await page.screenshot({ path: join(dir, `panel-${name}.png`) });
   }
 }
