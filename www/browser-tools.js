@@ -21,7 +21,7 @@ function ask(message, signal) {
       h('button', { type: 'button', dataset: { testid: 'tool-dialog-yes' }, onclick: () => done(true) }, 'Yes'), ' ',
       h('button', { type: 'button', dataset: { testid: 'tool-dialog-no' }, onclick: () => done(false) }, 'No'));
     signal.addEventListener('abort', () => done(false), { once: true });
-    $('inputs').append(dialog);
+    $('tool-dialogs').append(dialog);
   });
 }
 

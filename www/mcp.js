@@ -6,7 +6,7 @@
 import { app } from './state.js';
 import { $, h, syncKeyed } from './dom.js';
 import { showError } from './errors.js';
-import { customizationToggle } from './customizations.js';
+import { customizationToggle, isEnabled, toggled } from './customizations.js';
 
 const STATE_TEXT = {
   starting: 'starting…',
@@ -59,7 +59,7 @@ class ServerView {
       return;
     }
     delete this.el.dataset.approval;
-    const toggle = customizationToggle(this.id, server.enabled, `Run ${String(server.name ?? this.id)}`, 'mcp-toggle', this.dispatch);
+    const toggle = customizationToggle(this.id, isEnabled(server), `Run ${String(server.name ?? this.id)}`, 'mcp-toggle', this.dispatch);
     const children = [
       h('label', null, toggle, ' ', h('strong', null, String(server.name ?? this.id))),
       ' ',
@@ -80,7 +80,7 @@ class ServerView {
    */
   approval(server) {
     const name = String(server.name ?? this.id);
-    const allow = () => this.dispatch({ type: 'session/customizationToggled', id: this.id, enabled: true });
+    const allow = () => this.dispatch(toggled(this.id, true));
     return [
       h('strong', null, name), ' ',
       h('span', { class: 'muted', dataset: { testid: 'mcp-state' } }, 'needs approval'),
