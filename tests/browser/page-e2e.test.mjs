@@ -332,6 +332,18 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     assert.equal(await a.evaluate(() => window.__ahp.chat.uri), second.chat);
     await send(a, 'in the default chat');
     await waitIdle(a, 1);
+    // Archive and unarchive (the chat's status bit, in the session's list of chats too).
+    const archivedBit = () => a.evaluate((chat) => [window.__ahp.chat.confirmedState.status & 64,
+      window.__ahp.subscription.state.chats.find((c) => c.resource === chat).status & 64], second.chat);
+    await a.click('[data-testid=archive-chat]');
+    await a.locator(`[data-testid=chat-item][data-uri="${second.chat}"]`).filter({ hasText: 'archived' }).waitFor();
+    await a.waitForFunction(() => window.__ahp.chat.pendingCount === 0);
+    assert.deepEqual(await archivedBit(), [64, 64]);
+    assert.equal(await a.locator('[data-testid=archive-chat]').textContent(), 'Unarchive');
+    await a.click('[data-testid=archive-chat]');
+    await a.locator('[data-testid=archive-chat]').filter({ hasText: /^Archive$/ }).waitFor();
+    await a.waitForFunction(() => window.__ahp.chat.pendingCount === 0);
+    assert.deepEqual(await archivedBit(), [0, 0]);
     await a.click('[data-testid=new-chat]');
     const outcome = await Promise.race([
       a.locator('[data-testid=error]', { hasText: 'New chat' }).waitFor().then(() => 'refused'),
@@ -341,8 +353,15 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
       const error = a.locator('[data-testid=error]', { hasText: 'New chat' });
       assert.match(await error.textContent(), /^New chat: RpcError: .*`createChat`.*\(code -32601\)/);
       await error.locator('button').click();
-      // The refusal is the page's to show, not a problem of the page.
-      A.problems.splice(0, A.problems.length, ...A.problems.filter((p) => !/New chat: RpcError: .*createChat/.test(p)));
+      // So are moving and deleting a chat.
+      for (const [button, what, method] of [['move-chat', 'Move chat', 'moveChat'], ['dispose-chat', 'Delete chat', 'disposeChat']]) {
+        await a.click(`[data-testid=${button}]`);
+        const refused = a.locator('[data-testid=error]', { hasText: what });
+        assert.match(await refused.textContent(), new RegExp(`^${what}: RpcError: .*\`${method}\`.*\\(code -32601\\)`));
+        await refused.locator('button').click();
+      }
+      // The refusals are the page's to show, not problems of the page.
+      A.problems.splice(0, A.problems.length, ...A.problems.filter((p) => !/(New chat|Move chat|Delete chat): RpcError: .*(createChat|moveChat|disposeChat)/.test(p)));
       assert.equal(await a.evaluate(() => window.__ahp.chat.uri), second.chat, 'the default chat stays open');
       await send(a, 'still here');
       await waitIdle(a, 2);
