@@ -383,6 +383,18 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     // the automation too); A opens a run's session from the run, turns the schedule off, and
     // runs it once more with Run now.
     await a.click('[data-testid=automation-new]');
+    // A malformed schedule: the host's reason is shown, nothing is created.
+    await a.fill('[data-testid=automation-title]', 'Broken');
+    await a.fill('[data-testid=automation-message]', 'never sent');
+    await a.selectOption('[data-testid=automation-trigger]', 'schedule');
+    await a.fill('[data-testid=automation-cron]', '61 * * * *');
+    await a.click('[data-testid=automation-create]');
+    const rejected = a.locator('[data-testid=error]', { hasText: 'automation/createRequested' });
+    await rejected.waitFor();
+    assert.match(await rejected.textContent(), /^The host rejected automation\/createRequested: schedule of trigger `schedule`: `61 \* \* \* \*`/);
+    await rejected.locator('button').click();
+    assert.equal(await a.evaluate(() => window.__ahp.automations.state.entries.length), 0);
+    A.problems.splice(0, A.problems.length, ...A.problems.filter((p) => !/The host rejected automation\/createRequested/.test(p)));
     await a.fill('[data-testid=automation-title]', 'Every second');
     await a.fill('[data-testid=automation-message]', 'automated hello');
     await a.selectOption('[data-testid=automation-trigger]', 'event:ahp-host.interval');
