@@ -1,7 +1,7 @@
 // The chat bar of the open session: its chats (the session state's `chats`, in the host's
 // order) as tabs, the open one marked; New chat (`createChat`), Archive / Unarchive
-// (`chat/isArchivedChanged` on the chat), Move to another session (`moveChat`) and Delete
-// (`disposeChat`). A command the host refuses shows its error; nothing else changes. Archived
+// (`chat/isArchivedChanged` on the chat), Move to another session (`moveChat`, for a chat the
+// host marks `movable`) and Delete (`disposeChat`). A command the host refuses shows its error; nothing else changes. Archived
 // chats are listed only with "archived" ticked (or when open).
 
 import { app } from './state.js';
@@ -59,7 +59,9 @@ function renderBar(cur, chats, open) {
   $('archive-chat').textContent = archived(chat) ? 'Unarchive' : 'Archive';
   $('archive-chat').disabled = !chat;
   $('dispose-chat').disabled = !chat;
-  $('move-chat').disabled = !chat;
+  // The host says which chats may move (never the default chat).
+  $('move-chat').disabled = !chat?.movable;
+  $('move-chat').title = chat?.movable ? '' : 'The host does not let this chat move';
   renderMoveTargets(cur);
 }
 

@@ -353,15 +353,16 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
       const error = a.locator('[data-testid=error]', { hasText: 'New chat' });
       assert.match(await error.textContent(), /^New chat: RpcError: .*`createChat`.*\(code -32601\)/);
       await error.locator('button').click();
-      // So are moving and deleting a chat.
-      for (const [button, what, method] of [['move-chat', 'Move chat', 'moveChat'], ['dispose-chat', 'Delete chat', 'disposeChat']]) {
+      // The default chat may not move; deleting it is refused too.
+      assert.equal(await a.locator('[data-testid=move-chat]').isDisabled(), true, 'the default chat is not movable');
+      for (const [button, what, method] of [['dispose-chat', 'Delete chat', 'disposeChat']]) {
         await a.click(`[data-testid=${button}]`);
         const refused = a.locator('[data-testid=error]', { hasText: what });
         assert.match(await refused.textContent(), new RegExp(`^${what}: RpcError: .*\`${method}\`.*\\(code -32601\\)`));
         await refused.locator('button').click();
       }
       // The refusals are the page's to show, not problems of the page.
-      A.problems.splice(0, A.problems.length, ...A.problems.filter((p) => !/(New chat|Move chat|Delete chat): RpcError: .*(createChat|moveChat|disposeChat)/.test(p)));
+      A.problems.splice(0, A.problems.length, ...A.problems.filter((p) => !/(New chat|Delete chat): RpcError: .*(createChat|disposeChat)/.test(p)));
       assert.equal(await a.evaluate(() => window.__ahp.chat.uri), second.chat, 'the default chat stays open');
       await send(a, 'still here');
       await waitIdle(a, 2);
