@@ -78,6 +78,7 @@ async function screenshots(page) {
     assert.equal(await panel.isVisible(), true, `the ${name} panel is shown`);
     await page.evaluate(({ name, docked }) => {
       for (const other of docked) document.querySelector(`[data-testid=${other}-panel]`).open = other === name || !docked.includes(name);
+      document.querySelector('[data-testid=terminal-panel]').open = name === 'terminal';
       document.querySelector(`[data-testid=${name}-panel]`).scrollIntoView({ block: 'nearest' });
     }, { name, docked });
     await page.screenshot({ path: join(dir, `panel-${name}.png`) });
