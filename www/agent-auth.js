@@ -69,11 +69,12 @@ export function renderAgentAuth(root) {
   render();
 }
 
-/** `auth/required` from the host: that resource needs a token again. */
+/** `auth/required` from the host: that resource needs a token again (AHP 1.0 names it by its metadata). */
 export function agentAuthNotification(method, params) {
-  if (method !== 'auth/required' || typeof params?.resource !== 'string') return;
-  signedIn.delete(params.resource);
-  status.set(params.resource, params.reason === 'expired' ? 'expired' : 'signed-out');
+  const resource = typeof params?.resource === 'string' ? params.resource : params?.resource?.resource;
+  if (method !== 'auth/required' || typeof resource !== 'string') return;
+  signedIn.delete(resource);
+  status.set(resource, params.reason === 'expired' ? 'expired' : 'signed-out');
   if (resources.length) render();
 }
 

@@ -1,13 +1,16 @@
-// The ahp-host page: a small AHP client built on the ahp-wasm SDK (served by the host under /pkg/;
-// the page speaks AHP 0.3.0 for now: the `ahp-wasm/v0.3` entry, /pkg/v0.3/web.js).
+// The ahp-host page: a small AHP 1.0 client built on the ahp-wasm SDK (served by the host under
+// /pkg/: the default entry, /pkg/web.js).
 //
 // - Connects with the `tkn` query parameter of the page URL; shows the connection state.
 // - Keeps the session list from `listSessions` plus the root channel's `root/session*`
 //   notifications (and re-fetches it when the root state's `activeSessions` changes or after a
 //   reconnect), so sessions created or deleted in another tab appear live.
-// - Opens a session as an SDK Subscription and renders its optimistic `state`: own messages
-//   appear at once, replies stream in (reasoning, markdown, tool calls), tool calls awaiting
-//   confirmation get Approve / Deny, `/ask` questions get an answer box.
+// - Opens a session as an SDK Subscription, lists its chats and opens one (its default chat
+//   first) as another: the chat's optimistic `state` is the transcript: own messages appear at
+//   once, replies stream in (reasoning, markdown, tool calls), tool calls awaiting confirmation
+//   get Approve / Deny, `/ask` questions get an answer box.
+// - Lists the host's automations (`ahp-automations://`), creates them, runs them, shows their
+//   runs and opens the sessions they made.
 //
 // Safety: everything from the host is untrusted. It is rendered with textContent and DOM nodes
 // only, never parsed as HTML (the page's CSP enforces Trusted Types, so innerHTML with a string
@@ -17,11 +20,13 @@
 // so each view remembers the object it last rendered and skips the work when it is `===`;
 // completed turns are never rebuilt, a streaming markdown part re-renders only its last blocks.
 //
-// Test hook: `window.__ahp` = { sdk, client, root, subscription, current, terminal, sessions() } (the SDK objects of
-// the page, for tests and the devtools console; the tests in tests/browser/ read it).
+// Test hook: `window.__ahp` = { sdk, client, root, subscription (the open session's), chat (the
+// open chat's), automations, current, terminal, sessions() } (the SDK objects of the page, for
+// tests and the devtools console; the tests in tests/browser/ read it).
 //
 // Modules: state.js (the shared state), connection.js (connecting, client events),
-// session-list.js (the sidebar), session.js (the open session), turns.js (views of its turns),
+// session-list.js (the sidebar), session.js (the open session), chats.js (its chat bar),
+// chat.js (the open chat), turns.js (views of its turns), automations.js (the automations panel),
 // mcp.js (the MCP servers panel and inline MCP Apps), browser-tools.js (tools lent to the agent,
 // skills published from the page), terminal-panel.js (a terminal with xterm.js),
 // customizations.js (plugins and directories), markdown.js (the safe Markdown subset), composer.js (the message box), errors.js, dom.js.
@@ -32,7 +37,10 @@ import { $, uuid } from './dom.js';
 import { showError } from './errors.js';
 import { connect } from './connection.js';
 import { refreshSessions } from './session-list.js';
-import { dispatch, openSession } from './session.js';
+import { openSession } from './session.js';
+import { dispatchChat } from './chat.js';
+import { initChats } from './chats.js';
+import { initAutomations } from './automations.js';
 import { initComposer } from './composer.js';
 import { initBrowserTools } from './browser-tools.js';
 import { initTerminalPanel } from './terminal-panel.js';
@@ -42,6 +50,8 @@ window.__ahp = {
   get client() { return app.client; },
   get root() { return app.root; },
   get subscription() { return app.current?.sub ?? null; },
+  get chat() { return app.current?.chat?.sub ?? null; },
+  get automations() { return app.automations?.sub ?? null; },
   get current() { return app.current; },
   get terminal() { return app.terminal?.handle ?? null; },
   sessions: () => [...app.sessions.values()],
@@ -81,11 +91,13 @@ $('dispose-session').addEventListener('click', async () => {
 });
 
 $('cancel-turn').addEventListener('click', () => {
-  const turnId = app.current?.sub?.state?.activeTurn?.id;
-  if (turnId) dispatch({ type: 'session/turnCancelled', turnId });
+  const turnId = app.current?.chat?.sub?.state?.activeTurn?.id;
+  if (turnId) dispatchChat({ type: 'chat/turnCancelled', turnId });
 });
 
 initComposer();
+initChats();
+initAutomations();
 initBrowserTools();
 initTerminalPanel();
 connect();

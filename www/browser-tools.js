@@ -1,5 +1,6 @@
-// Browser tools: the page lends the agent a few tools that only a browser has, by claiming the
-// session's active-client role through the SDK (`client.setActiveClient`). The agent calls them
+// Browser tools: the page lends the agent a few tools that only a browser has, by becoming one of
+// the session's active clients through the SDK (`client.setActiveClient`; AHP 1.0 lets several
+// clients be active at once). The agent calls them
 // with `/client-tool NAME {json}`; the SDK runs them here and reports the result. The panel shows
 // whether this page holds the role, lets the user give it up or take it back, and publishes a
 // skill written in the page as a client plugin.
@@ -20,7 +21,7 @@ function ask(message, signal) {
       h('button', { type: 'button', dataset: { testid: 'tool-dialog-yes' }, onclick: () => done(true) }, 'Yes'), ' ',
       h('button', { type: 'button', dataset: { testid: 'tool-dialog-no' }, onclick: () => done(false) }, 'No'));
     signal.addEventListener('abort', () => done(false), { once: true });
-    $('inputs').append(dialog);
+    $('tool-dialogs').append(dialog);
   });
 }
 
@@ -113,15 +114,20 @@ async function publishSkill(cur, name, description, body) {
   else cur.tools.updatePlugins(cur.plugins);
 }
 
-/** Renders the panel: who holds the role, a take/give-up button and the skill form. */
+/** Whether this page is one of the session's active clients (AHP 1.0: there may be several). */
+function lending(state) {
+  return (state?.activeClients ?? []).some((c) => c?.clientId === app.client?.clientId);
+}
+
+/** Renders the panel: whether this page lends its tools (and who else does), a toggle and the skill form. */
 export function renderBrowserTools(cur, state) {
-  const mine = state?.activeClient?.clientId === app.client?.clientId;
-  const other = state?.activeClient && !mine ? state.activeClient.displayName ?? state.activeClient.clientId : null;
-  const status = mine ? `active: ${BROWSER_TOOLS.map((t) => t.name).join(', ')}` : other ? `another client is active (${other})` : 'not lent';
+  const mine = lending(state);
+  const others = (state?.activeClients ?? []).filter((c) => c?.clientId !== app.client?.clientId).map((c) => c.displayName ?? c.clientId);
+  const also = others.length ? ` (also active: ${others.join(', ')})` : '';
+  const status = mine ? `active: ${BROWSER_TOOLS.map((t) => t.name).join(', ')}${also}` : others.length ? `not lent${also}` : 'not lent';
   $('tools-status').textContent = status;
-  $('tools-status').dataset.state = mine ? 'active' : other ? 'other' : 'none';
+  $('tools-status').dataset.state = mine ? 'active' : others.length ? 'other' : 'none';
   $('tools-toggle').textContent = mine ? 'Stop lending' : 'Lend browser tools';
-  $('tools-toggle').disabled = Boolean(other);
 }
 
 /** Wires the panel's controls (once). */
@@ -129,7 +135,7 @@ export function initBrowserTools() {
   $('tools-toggle').addEventListener('click', async () => {
     const cur = app.current;
     if (!cur) return;
-    if (cur.sub?.state?.activeClient?.clientId === app.client.clientId) release(cur);
+    if (lending(cur.sub?.state)) release(cur);
     else await claim(cur);
   });
   $('skill-form').addEventListener('submit', async (ev) => {

@@ -1,6 +1,7 @@
 // The composer: the message box and Send, the session's config (model, mode, ...) and `@` / `/`
-// completions. A message starts a turn, or is queued when a turn is running (the host starts it
-// when the turn ends). Enter sends, Shift+Enter adds a line; while completions are shown,
+// completions. A message starts a turn in the open chat, or is queued when a turn is running
+// there (the host starts it when the turn ends). AHP 1.0 picks the model per message: the
+// model picker sets the `model` of the messages sent after it. Enter sends, Shift+Enter adds a line; while completions are shown,
 // Up/Down choose, Enter or Tab takes one, Escape closes them.
 
 import { app } from './state.js';
@@ -9,20 +10,24 @@ import { showError } from './errors.js';
 
 /** Attachments of the completions taken into the current message, until it is sent. */
 let attachments = [];
+/** The model picked for the next messages (`undefined`: the session's). */
+let chosenModel;
 
 function send(text) {
-  const cur = app.current;
-  if (!cur?.sub) return false;
+  const chat = app.current?.chat;
+  if (!chat?.sub) return false;
   // An attachment whose inserted text was edited away is dropped.
   const kept = attachments.filter((a) => text.includes(a.insertText)).map((a) => a.attachment);
-  const message = kept.length ? { text, origin: { kind: 'user' }, attachments: kept } : { text, origin: { kind: 'user' } };
-  const state = cur.sub.state;
+  const message = { text, origin: { kind: 'user' } };
+  if (kept.length) message.attachments = kept;
+  if (chosenModel) message.model = { id: chosenModel };
+  const state = chat.sub.state;
   try {
     if (state?.activeTurn) {
       // A turn is running: queue the message; the host starts it when the turn ends.
-      cur.sub.dispatch({ type: 'session/pendingMessageSet', kind: 'queued', id: uuid(), message });
+      chat.sub.dispatch({ type: 'chat/pendingMessageSet', kind: 'queued', id: uuid(), message });
     } else {
-      cur.sub.dispatch({ type: 'session/turnStarted', turnId: uuid(), message });
+      chat.sub.dispatch({ type: 'chat/turnStarted', turnId: uuid(), startedAt: new Date().toISOString(), message });
     }
     attachments = [];
     return true;
@@ -44,7 +49,7 @@ function triggerWord(box) {
   return word && triggers.includes(word[0]) ? word : null;
 }
 
-function closeCompletions() {
+export function closeCompletions() {
   completion.items = [];
   completion.generation += 1;
   const list = $('completions');
@@ -100,17 +105,19 @@ function requestCompletions() {
   clearTimeout(completion.timer);
   const box = $('message');
   const cur = app.current;
-  if (!cur?.sub || !triggerWord(box)) return closeCompletions();
+  const chat = cur?.chat;
+  if (!chat?.sub || !triggerWord(box)) return closeCompletions();
   completion.timer = setTimeout(async () => {
     const generation = ++completion.generation;
     try {
+      // AHP 1.0 completes in a chat.
       const { items } = await app.client.completions({
-        channel: cur.uri,
+        channel: chat.uri,
         kind: 'userMessage',
         text: box.value,
         offset: box.selectionStart,
       });
-      if (generation === completion.generation && app.current === cur) showCompletions(items.slice(0, 20));
+      if (generation === completion.generation && app.current === cur && cur.chat === chat) showCompletions(items.slice(0, 20));
     } catch (e) {
       if (generation === completion.generation) closeCompletions();
       showError('Completions', e);
@@ -124,8 +131,9 @@ let shownConfig = null;
 
 /**
  * The session's config as pickers: one select per property with allowed values. `model` is
- * changed with `session/modelChanged` (the config follows it); other properties that may
- * change during a session with `session/configChanged`; the others are shown, disabled.
+ * the model of the messages sent next (AHP 1.0 chooses it per message); other properties that
+ * may change during a session are changed with `session/configChanged`; the others are shown,
+ * disabled.
  */
 export function renderSessionConfig(state, dispatch) {
   const config = state?.config ?? null;
@@ -136,7 +144,7 @@ export function renderSessionConfig(state, dispatch) {
   box.hidden = properties.length === 0;
   box.replaceChildren(
     ...properties.map(([key, property]) => {
-      const current = config.values?.[key] ?? property.default;
+      const current = (key === 'model' ? chosenModel : undefined) ?? config.values?.[key] ?? property.default;
       const changeable = key === 'model' || property.sessionMutable !== false;
       const select = h(
         'select',
@@ -146,7 +154,7 @@ export function renderSessionConfig(state, dispatch) {
           disabled: !changeable,
           onchange: (ev) => {
             const value = ev.target.value;
-            if (key === 'model') dispatch({ type: 'session/modelChanged', model: { id: value } });
+            if (key === 'model') chosenModel = value;
             else dispatch({ type: 'session/configChanged', config: { [key]: value } });
           },
         },
@@ -165,6 +173,7 @@ export function clearSessionConfig() {
   $('session-config').hidden = true;
   $('session-config').replaceChildren();
   attachments = [];
+  chosenModel = undefined;
   closeCompletions();
 }
 

@@ -1,13 +1,17 @@
-// The connection: connects to the host that served the page (with the page URL's `tkn`), shows
-// the connection state, subscribes to the root channel, and routes client events to the session
-// list and the open session. `connect()` again (Retry) starts over with a new client.
+// The connection: connects to the host that served the page (with the page URL's `tkn`) over
+// AHP 1.0, shows the connection state, subscribes to the root and automations channels, and
+// routes client events to the session list and the open session. `connect()` again (Retry)
+// starts over with a new client.
 
 import { ROOT, app } from './state.js';
 import { $ } from './dom.js';
 import { showError } from './errors.js';
 import { applyRootNotification, refreshSessions, renderRoot } from './session-list.js';
 import { closeSession, openSession, sessionDeleted } from './session.js';
+import { closeChat } from './chat.js';
+import { renderChats } from './chats.js';
 import { agentAuthNotification, agentAuthReconnected, renderAgentAuth } from './agent-auth.js';
+import { closeAutomations, openAutomations } from './automations.js';
 
 function setConnection(state) {
   const out = $('connection');
@@ -19,10 +23,54 @@ function setConnection(state) {
   $('retry').hidden = state !== 'failed' && state !== 'closed';
 }
 
-export async function connect() {
+/** Whether a recovery (below) is under way. */
+let recovering = false;
+
+/**
+ * A 1.0 channel (the open chat, the automations) was not resumed after a reconnect: subscribe
+ * to it afresh. A host that restarted may have forgotten that this client chose AHP 1.0 and
+ * answered its `reconnect` as a 0.3.0 client's (ahp-host does: it then knows no `ahp-chat:`
+ * channel on this connection, -32008): then initialize again under the same client id and
+ * secret, which negotiates 1.0, and reopen what was open.
+ */
+async function recover(reason) {
+  if (recovering || !app.client) return;
+  recovering = true;
+  const cur = app.current;
+  const session = cur?.uri;
+  const chat = cur?.chat?.uri;
+  const lend = Boolean(cur?.tools);
+  try {
+    try {
+      if (chat) {
+        closeChat(cur);
+        await renderChats(cur, chat);
+      }
+      if (!app.automations?.sub?.active) await openAutomations();
+      return;
+    } catch (e) {
+      if (e?.code !== -32008) {
+        showError('Resubscribe', `${reason}; subscribing again failed: ${e?.message ?? e}`);
+        return;
+      }
+    }
+    const { clientId, clientSecret } = app.client;
+    await connect({ clientId, clientSecret, session, chat, lend });
+  } finally {
+    recovering = false;
+  }
+}
+
+/**
+ * Connects (again: Retry, or a recovery, which passes the client's identity, what to reopen
+ * and whether the page lent its tools there). Without `session`, the page URL's
+ * `#<session URI>` is opened.
+ */
+export async function connect({ clientId, clientSecret, session, chat, lend } = {}) {
   if (app.client) {
-    // Retry after the client closed for good: start over with a new one.
+    // Start over with a new client.
     closeSession();
+    closeAutomations();
     try { app.client.close(); } catch { /* already closed */ }
     app.client = null;
     app.root = null;
@@ -36,12 +84,13 @@ export async function connect() {
   try {
     if (!app.sdk) {
       // The SDK's browser entry; init() compiles its WebAssembly module while it downloads.
-      const sdk = await import('/pkg/v0.3/web.js');
+      const sdk = await import('/pkg/web.js');
       await sdk.init();
       app.sdk = sdk;
     }
     // capabilities.mcpApps: the host then serves MCP servers' `mcp://` channels to this page.
-    client = await app.sdk.AhpClient.connect(url, { token, initialSubscriptions: [ROOT], capabilities: { mcpApps: {} } });
+    const identity = clientId && clientSecret ? { clientId, clientSecret } : {};
+    client = await app.sdk.AhpClient.connect(url, { token, ...identity, initialSubscriptions: [ROOT], capabilities: { mcpApps: {} } });
   } catch (e) {
     setConnection('failed');
     showError('Connect', e);
@@ -49,8 +98,9 @@ export async function connect() {
   }
   app.client = client;
   agentAuthReconnected();
-  client.onConnectionStateChange((state) => setConnection(state));
+  client.onConnectionStateChange((state) => { if (app.client === client) setConnection(state); });
   client.onEvent((event) => {
+    if (app.client !== client) return;
     switch (event.type) {
       case 'notification':
         agentAuthNotification(event.method, event.params);
@@ -65,7 +115,7 @@ export async function connect() {
         break;
       case 'rejected':
         // Also reported per subscription (onChange rejections); show the others here.
-        if (event.channel !== app.current?.uri) showError(`The host rejected ${event.rejection?.action?.type ?? 'an action'}`, event.rejection?.reason);
+        if (event.channel !== app.current?.uri && event.channel !== app.current?.chat?.uri && event.channel !== app.automations?.uri) showError(`The host rejected ${event.rejection?.action?.type ?? 'an action'}`, event.rejection?.reason);
         break;
       case 'pendingDropped':
         // Leaving a session (unsubscribing) stops tracking its sent actions: nothing was lost.
@@ -77,6 +127,7 @@ export async function connect() {
         break;
       case 'subscriptionLost':
         if (event.channel === app.current?.uri) closeSession(`Subscription lost: ${event.reason}`);
+        else if (event.channel === app.current?.chat?.uri || event.channel === app.automations?.uri) recover(`${event.channel}: ${event.reason}`);
         break;
       default:
         break;
@@ -103,7 +154,8 @@ export async function connect() {
     showError('Subscribe to the root channel', e);
   }
   await refreshSessions();
+  openAutomations().catch((e) => showError('Automations', e));
 
-  const wanted = decodeURIComponent(location.hash.slice(1));
-  if (wanted.startsWith('ahp-session:')) openSession(wanted).catch((e) => showError('Open session', e));
+  const wanted = session ?? decodeURIComponent(location.hash.slice(1));
+  if (wanted.startsWith('ahp-session:')) openSession(wanted, chat, lend).catch((e) => showError('Open session', e));
 }

@@ -13,6 +13,19 @@ function childLine(child) {
   return h('li', { dataset: { testid: 'customization-child', type: String(child.type ?? ''), name: String(child.name ?? '') } }, ...bits);
 }
 
+/**
+ * `session/customizationToggled` for customization `id`: AHP 1.0 says where the decision holds
+ * (`enablement`); the page decides for this session.
+ */
+export function toggled(id, enabled) {
+  return { type: 'session/customizationToggled', id, enablement: [{ kind: 'session', enabled }] };
+}
+
+/** Whether customization `c` is on: AHP 1.0 derives it from the first enablement decision. */
+export function isEnabled(c) {
+  return c?.enablement?.[0]?.enabled ?? c?.enabled ?? true;
+}
+
 /** The on/off checkbox of customization `id`: dispatches `session/customizationToggled`. */
 export function customizationToggle(id, enabled, label, testid, dispatch) {
   return h('input', {
@@ -20,7 +33,7 @@ export function customizationToggle(id, enabled, label, testid, dispatch) {
     checked: enabled !== false,
     'aria-label': label,
     dataset: { testid },
-    onchange: (e) => dispatch({ type: 'session/customizationToggled', id, enabled: e.target.checked }),
+    onchange: (e) => dispatch(toggled(id, e.target.checked)),
   });
 }
 
@@ -38,7 +51,7 @@ class ContainerView {
     const load = c.load?.kind ?? 'unknown';
     this.el.dataset.load = load;
     this.el.dataset.type = String(c.type);
-    const toggle = customizationToggle(this.id, c.enabled, `Use ${String(c.name ?? this.id)}`, 'customization-toggle', this.dispatch);
+    const toggle = customizationToggle(this.id, isEnabled(c), `Use ${String(c.name ?? this.id)}`, 'customization-toggle', this.dispatch);
     const head = [
       h('label', null, toggle, ' ', h('strong', null, String(c.name ?? this.id))), ' ',
       h('span', { class: 'badge' }, String(c.type)), ' ',

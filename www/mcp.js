@@ -6,7 +6,7 @@
 import { app } from './state.js';
 import { $, h, syncKeyed } from './dom.js';
 import { showError } from './errors.js';
-import { customizationToggle } from './customizations.js';
+import { customizationToggle, isEnabled, toggled } from './customizations.js';
 
 const STATE_TEXT = {
   starting: 'starting…',
@@ -59,7 +59,7 @@ class ServerView {
       return;
     }
     delete this.el.dataset.approval;
-    const toggle = customizationToggle(this.id, server.enabled, `Run ${String(server.name ?? this.id)}`, 'mcp-toggle', this.dispatch);
+    const toggle = customizationToggle(this.id, isEnabled(server), `Run ${String(server.name ?? this.id)}`, 'mcp-toggle', this.dispatch);
     const children = [
       h('label', null, toggle, ' ', h('strong', null, String(server.name ?? this.id))),
       ' ',
@@ -80,7 +80,7 @@ class ServerView {
    */
   approval(server) {
     const name = String(server.name ?? this.id);
-    const allow = () => this.dispatch({ type: 'session/customizationToggled', id: this.id, enabled: true });
+    const allow = () => this.dispatch(toggled(this.id, true));
     return [
       h('strong', null, name), ' ',
       h('span', { class: 'muted', dataset: { testid: 'mcp-state' } }, 'needs approval'),
@@ -126,14 +126,14 @@ export function renderMcpServers(state, views, dispatch) {
     view.update(server);
     return view;
   });
-  $('mcp-panel').hidden = servers.length === 0;
+  $('mcp-servers').dataset.count = String(servers.length);
 }
 
 /**
- * Mounts the App of tool call `toolCallId` into `element` (once). Errors are shown in the
+ * Mounts the App of tool call `toolCallId` of chat `chat` of `session` into `element` (once). Errors are shown in the
  * element and the page's error list.
  */
-export async function mountApp(element, session, toolCallId) {
+export async function mountApp(element, session, chat, toolCallId) {
   const started = performance.now();
   element.dataset.state = 'loading';
   try {
@@ -141,6 +141,7 @@ export async function mountApp(element, session, toolCallId) {
     const handle = await mountMcpApp(element, {
       client: app.client,
       session,
+      chat,
       toolCallId,
       onOpenLink: (url) => {
         // Only web links, in a new tab without an opener.

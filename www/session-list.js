@@ -5,9 +5,13 @@
 import { ROOT, app } from './state.js';
 import { $, h } from './dom.js';
 import { showError } from './errors.js';
+import { renderMoveTargets } from './chats.js';
+
+/** A summary's creation time in ms (AHP 1.0: an ISO 8601 string). */
+const created = (s) => (typeof s.createdAt === 'string' ? Date.parse(s.createdAt) : Number(s.createdAt)) || 0;
 
 export function renderSessions() {
-  const items = [...app.sessions.values()].sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0));
+  const items = [...app.sessions.values()].sort((a, b) => created(b) - created(a));
   const list = $('sessions');
   list.replaceChildren(...items.map((s) => {
     // SessionStatus bits: 2 error, 8 in progress, 16 (with 8) input needed.
@@ -19,17 +23,19 @@ export function renderSessions() {
       dataset: { testid: 'session-item', uri: s.resource },
     }, String(s.title || s.resource), badge ? h('span', { class: 'badge' }, ` · ${badge}`) : null));
   }));
+  if (app.current) renderMoveTargets();
 }
 
 export async function refreshSessions() {
   const generation = ++app.listGeneration;
+  const client = app.client;
   try {
-    const result = await app.client.listSessions({ channel: ROOT });
+    const result = await client.listSessions({ channel: ROOT });
     if (generation !== app.listGeneration) return; // a newer fetch is under way
     app.sessions = new Map((result?.items ?? []).map((s) => [s.resource, s]));
     renderSessions();
   } catch (e) {
-    showError('List sessions', e);
+    if (client === app.client) showError('List sessions', e); // else: a client the page closed
   }
 }
 

@@ -1,18 +1,20 @@
-// The open session: an SDK Subscription whose optimistic `state` is rendered into the main pane
-// (title, turns, input requests, queued messages) after every change; the user's actions on it
-// (tool confirmations, answers, cancel) are dispatched to it. One session is open at a time.
+// The open session: an SDK Subscription of its `ahp-session:` channel, whose optimistic `state`
+// is rendered after every change (title, its chats, customizations, MCP servers, browser tools,
+// config, changes); its transcript is the open chat's (chat.js). One session is open at a time.
 
 import { app } from './state.js';
-import { $, h, syncKeyed } from './dom.js';
+import { $ } from './dom.js';
 import { showError } from './errors.js';
 import { renderSessions } from './session-list.js';
-import { InputRequestView, TurnView } from './turns.js';
-import { TurnHistory } from './history.js';
-import { mountApp, renderMcpServers } from './mcp.js';
+import { renderMcpServers } from './mcp.js';
 import { claim, release, renderBrowserTools } from './browser-tools.js';
 import { renderCustomizations } from './customizations.js';
 import { clearSessionConfig, renderSessionConfig } from './composer.js';
 import { closeChanges, syncChanges } from './changes.js';
+import { closeChat } from './chat.js';
+import { clearChats, renderChats } from './chats.js';
+
+const SESSION_PANELS = ['tools-panel', 'customizations-panel', 'mcp-panel'];
 
 export function closeSession(message) {
   const cur = app.current;
@@ -20,25 +22,18 @@ export function closeSession(message) {
   app.current = null;
   app.closedUri = cur.uri;
   cur.off?.();
-  cur.offScroll?.();
   release(cur);
   closeChanges(cur);
+  closeChat(cur);
+  clearChats();
   try { cur.sub?.unsubscribe(); } catch { /* already gone */ }
-  $('log').replaceChildren();
-  $('inputs').replaceChildren();
-  $('queued').replaceChildren();
   $('mcp-servers').replaceChildren();
-  $('mcp-panel').hidden = true;
   $('customizations').replaceChildren();
-  $('tools-panel').hidden = true;
+  for (const id of SESSION_PANELS) $(id).hidden = true;
   clearSessionConfig();
-  for (const handle of cur.apps) handle.then((a) => a?.close()).catch(() => {});
   $('session-title').textContent = message ?? 'No session open';
   $('session-info').textContent = '';
-  $('cancel-turn').hidden = true;
   $('dispose-session').hidden = true;
-  $('message').disabled = true;
-  $('send').disabled = true;
   if (history.replaceState) history.replaceState(null, '', location.pathname + location.search);
   renderSessions();
 }
@@ -50,10 +45,18 @@ export function sessionDeleted(uri) {
   else if (!app.current && app.closedUri === uri) $('session-title').textContent = deleted;
 }
 
-export async function openSession(uri) {
-  if (app.current?.uri === uri) return;
+/**
+ * Opens session `uri` (if it is not the open one) and its chat `chatUri` (default: the chat
+ * the session routes input to, `defaultChat`). The page lends its browser tools there when no
+ * other client does (`lend` undefined), or as told (a recovery: whether it lent them before).
+ */
+export async function openSession(uri, chatUri, lend) {
+  if (app.current?.uri === uri) {
+    if (chatUri) await renderChats(app.current, chatUri);
+    return;
+  }
   closeSession();
-  const cur = { uri, sub: null, off: null, turnViews: new Map(), inputViews: new Map(), mcpViews: new Map(), containerViews: new Map(), apps: [], tools: null, last: {} };
+  const cur = { uri, sub: null, off: null, chat: null, mcpViews: new Map(), containerViews: new Map(), tools: null, last: {} };
   app.current = cur;
   $('session-title').textContent = 'Opening…';
   renderSessions();
@@ -64,14 +67,12 @@ export async function openSession(uri) {
     if (app.current === cur) closeSession('Could not open the session');
     throw e;
   }
-  if (app.current !== cur) return; // another session was opened meanwhile
+  if (app.current !== cur) {
+    sub.unsubscribe();
+    return;
+  }
   cur.sub = sub;
-  // Older turns: loaded with fetchTurns when the user scrolls to the top (history.js).
-  cur.history = new TurnHistory(app.client, uri, () => { if (app.current === cur) renderTurns(cur, true); });
-  const onScroll = () => cur.history.maybeLoad($('log'), true);
-  $('log').addEventListener('scroll', onScroll, { passive: true });
-  cur.offScroll = () => $('log').removeEventListener('scroll', onScroll);
-  cur.off = sub.onChange((state, info) => {
+  cur.off = sub.onChange((_state, info) => {
     if (app.current !== cur) return;
     for (const r of info?.rejections ?? []) showError(`The host rejected ${r.action?.type ?? 'an action'}`, r.reason);
     try {
@@ -82,34 +83,18 @@ export async function openSession(uri) {
   });
   history.replaceState?.(null, '', `${location.pathname}${location.search}#${encodeURIComponent(uri)}`);
   $('dispose-session').hidden = false;
-  $('tools-panel').hidden = false;
-  // Lend the browser tools when no other client holds the session's active-client role.
-  if (!sub.state?.activeClient) await claim(cur);
-  if (app.current !== cur) return;
-  $('message').disabled = false;
-  $('send').disabled = false;
+  for (const id of SESSION_PANELS) $(id).hidden = false;
   renderSession(cur);
+  await renderChats(cur, chatUri);
+  if (app.current !== cur) return;
+  // Lend the browser tools (the host keeps one active client per session).
+  const mine = sub.state?.activeClients?.some((c) => c?.clientId === app.client.clientId);
+  if (lend === true ? true : lend === undefined && (mine || !sub.state?.activeClients?.length)) await claim(cur);
+  if (app.current !== cur) return;
   $('message').focus();
 }
 
-const sessionCtx = {
-  confirmTool(turnId, toolCallId, approved) {
-    dispatch(approved
-      ? { type: 'session/toolCallConfirmed', turnId, toolCallId, approved: true, confirmed: 'user-action' }
-      : { type: 'session/toolCallConfirmed', turnId, toolCallId, approved: false, reason: 'denied' });
-  },
-  completeInput(requestId, response, answers) {
-    dispatch(answers ? { type: 'session/inputCompleted', requestId, response, answers }
-      : { type: 'session/inputCompleted', requestId, response });
-  },
-  /** Renders an MCP App tool call's View into `element` (the open session's). */
-  mountApp(element, toolCallId) {
-    const cur = app.current;
-    if (!cur) return;
-    cur.apps.push(mountApp(element, cur.uri, toolCallId));
-  },
-};
-
+/** Dispatches `action` on the open session; errors are shown. */
 export function dispatch(action) {
   const cur = app.current;
   if (!cur?.sub) return;
@@ -127,9 +112,9 @@ function renderSession(cur) {
   cur.last = { ...last, state };
   if (!state) return;
 
-  if (state.summary !== last.state?.summary || state.lifecycle !== last.state?.lifecycle) {
-    $('session-title').textContent = String(state.summary?.title || cur.uri);
-    const info = [state.lifecycle, state.summary?.model?.id].filter(Boolean).join(' · ');
+  if (state.title !== last.state?.title || state.lifecycle !== last.state?.lifecycle || state.creationError !== last.state?.creationError) {
+    $('session-title').textContent = String(state.title || cur.uri);
+    const info = [state.lifecycle, state.provider].filter(Boolean).join(' · ');
     $('session-info').textContent = state.creationError ? `${info} · ${String(state.creationError.message)}` : info;
   }
 
@@ -137,55 +122,10 @@ function renderSession(cur) {
     renderMcpServers(state, cur.mcpViews, dispatch);
     renderCustomizations(state, cur.containerViews, dispatch);
   }
-  if (state.activeClient !== last.state?.activeClient) renderBrowserTools(cur, state);
+  if (state.activeClients !== last.state?.activeClients) renderBrowserTools(cur, state);
   if (state.config !== last.state?.config) renderSessionConfig(state, dispatch);
   if (state.changesets !== last.state?.changesets) syncChanges(cur, state);
-
-  renderTurns(cur, false, last);
-  $('cancel-turn').hidden = !state.activeTurn;
-
-  // Input requests.
-  if (state.inputRequests !== last.state?.inputRequests) {
-    syncKeyed($('inputs'), cur.inputViews, state.inputRequests ?? [], (r) => r.id,
-      (request, view) => (view?.request === request ? view : new InputRequestView(request, sessionCtx)));
+  if (state.chats !== last.state?.chats || state.defaultChat !== last.state?.defaultChat) {
+    renderChats(cur).catch((e) => showError('Open chat', e));
   }
-
-  // Queued and steering messages.
-  if (state.queuedMessages !== last.state?.queuedMessages || state.steeringMessage !== last.state?.steeringMessage) {
-    const items = [];
-    if (state.steeringMessage) items.push(h('li', null, `Steering: ${String(state.steeringMessage.message?.text ?? '')}`));
-    for (const m of state.queuedMessages ?? []) items.push(h('li', { dataset: { testid: 'queued-message' } }, `Queued: ${String(m.message?.text ?? '')}`));
-    $('queued').replaceChildren(...items);
-  }
-}
-
-/**
- * Turns: the marker, the completed ones the history shows (history.js), then the active one;
- * views keyed by turn id (the active turn's view becomes the completed turn's view, re-rendering
- * only the parts that changed). `force`: the history changed (older turns loaded).
- */
-function renderTurns(cur, force, last = cur.last) {
-  const state = cur.sub.state;
-  if (!state) return;
-  const confirmed = cur.sub.confirmedState;
-  const active = state.activeTurn ?? null;
-  const turns = state.turns ?? [];
-  if (!force && turns === last.shownTurns && active === last.state?.activeTurn && cur.sub.pendingCount === last.pendingCount) return;
-  const shown = [{ marker: true }, ...cur.history.turns(turns).map((turn) => ({ turn, live: false }))];
-  if (active) shown.push({ turn: active, live: true });
-  const log = $('log');
-  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-  syncKeyed(log, cur.turnViews, shown, (s) => (s.marker ? '\u0000marker' : s.turn.id), (s, view) => {
-    if (s.marker) return cur.history.marker;
-    const { turn, live } = s;
-    view ??= new TurnView(turn.id);
-    const pending = live && confirmed?.activeTurn?.id !== turn.id;
-    view.update(turn, { live, pending, ctx: sessionCtx });
-    return view;
-  });
-  if (atBottom && !force) log.scrollTop = log.scrollHeight;
-  cur.last.shownTurns = turns;
-  cur.last.pendingCount = cur.sub.pendingCount;
-  // A window shorter than the log cannot be scrolled: load older turns until it can.
-  cur.history.maybeLoad(log, false);
 }

@@ -123,8 +123,13 @@ class OtherPartView {
   update(part) {
     if (part === this.part) return;
     this.part = part;
-    if (part.kind === 'resource') this.el.textContent = `[resource ${String(part.uri ?? '')}]`;
-    else if (part.kind === 'systemNotification') this.el.textContent = String(part.content ?? part.message ?? '');
+    if (part.kind === 'resource' || part.kind === 'contentRef') this.el.textContent = `[resource ${String(part.uri ?? '')}]`;
+    else if (part.kind === 'systemNotification') this.el.textContent = String(part.content?.markdown ?? part.content ?? part.message ?? '');
+    else if (part.kind === 'inputRequest') {
+      // The question itself is answered in the form under the transcript (chat.js).
+      const answered = part.response ? ` (${String(part.response)})` : ' (waiting for an answer)';
+      this.el.textContent = `Asked: ${String(part.request?.message ?? part.request?.questions?.[0]?.message ?? '')}${answered}`;
+    }
     else this.el.textContent = `[${String(part.kind)}]`;
   }
 }
@@ -157,7 +162,9 @@ export class TurnView {
 
     const partCtx = { ...ctx, turnId: turn.id };
     const seen = new Set();
-    const nodes = (turn.responseParts ?? []).map((part, i) => {
+    // An error part (AHP 1.0) is said by the turn's end line.
+    const parts = (turn.responseParts ?? []).filter((p) => p?.kind !== 'error');
+    const nodes = parts.map((part, i) => {
       const key = partKey(part, i);
       seen.add(key);
       let view = this.parts.get(key);
@@ -178,8 +185,9 @@ export class TurnView {
     } else {
       this.endEl.hidden = false;
       this.endEl.dataset.state = String(turn.state ?? '');
+      const error = turn.error ?? turn.responseParts?.findLast((p) => p?.kind === 'error')?.error;
       this.endEl.textContent = turn.state === 'error'
-        ? `Turn failed: ${String(turn.error?.message ?? 'error')}`
+        ? `Turn failed: ${String(error?.message ?? 'error')}`
         : turn.state === 'cancelled' ? 'Turn cancelled' : 'Turn complete';
     }
   }

@@ -47,7 +47,7 @@ test('sign-in for the protected built-in agent', { timeout: 5 * 60_000 }, async 
     await page.waitForFunction(() => window.__ahp.subscription?.state?.lifecycle === 'ready', null, { timeout: WAIT });
     await page.fill('[data-testid=message-input]', 'hello agent');
     await page.click('[data-testid=send]');
-    await page.waitForFunction(() => window.__ahp.subscription.state.turns.length === 1, null, { timeout: WAIT });
+    await page.waitForFunction(() => window.__ahp.chat.state.turns.length === 1, null, { timeout: WAIT });
 
     // The sign-in expires: the box asks again.
     await page.locator('[data-testid=agent-auth-state][data-state=expired]').waitFor({ timeout: WAIT });

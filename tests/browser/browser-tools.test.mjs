@@ -10,15 +10,15 @@ import { assertNoProblems, explain, hostAndBrowser, newSessionLendingTools, open
 
 /** Sends `text` from the page and resolves with the last tool call of the finished turn. */
 async function callTool(page, text) {
-  const before = await page.evaluate(() => window.__ahp.subscription.state.turns.length);
+  const before = await page.evaluate(() => window.__ahp.chat.state.turns.length);
   await page.fill('[data-testid=message-input]', text);
   await page.click('[data-testid=send]');
   await page.waitForFunction((n) => {
-    const s = window.__ahp.subscription.state;
+    const s = window.__ahp.chat.state;
     return s.turns.length > n && !s.activeTurn;
   }, before);
   return page.evaluate(() => {
-    const turn = window.__ahp.subscription.state.turns.at(-1);
+    const turn = window.__ahp.chat.state.turns.at(-1);
     return turn.responseParts.filter((p) => p.kind === 'toolCall').map((p) => p.toolCall).at(-1) ?? null;
   });
 }
@@ -30,7 +30,7 @@ test('browser tools: the page lends tools the agent calls, answers in the page, 
     const A = await openPage(browser, url, 'A', pages);
     const a = A.page;
     const { clientId } = await newSessionLendingTools(a);
-    const claimed = await a.evaluate(() => window.__ahp.subscription.state.activeClient);
+    const claimed = await a.evaluate(() => window.__ahp.subscription.state.activeClients[0]);
     assert.equal(claimed.clientId, clientId);
     assert.deepEqual(claimed.tools.map((x) => x.name), ['page_selection', 'ask_user', 'clock']);
 
@@ -56,12 +56,12 @@ test('browser tools: the page lends tools the agent calls, answers in the page, 
     await a.click('[data-testid=send]');
     await a.locator('[data-testid=tool-dialog]').waitFor();
     assert.match(await a.locator('[data-testid=tool-dialog]').textContent(), /Deploy now\?/);
-    const progress = await a.evaluate(() => window.__ahp.subscription.state.activeTurn?.responseParts
+    const progress = await a.evaluate(() => window.__ahp.chat.state.activeTurn?.responseParts
       .find((p) => p.kind === 'toolCall')?.toolCall.content?.[0]?.text);
     assert.equal(progress, 'Waiting for the user…');
     await a.click('[data-testid=tool-dialog-yes]');
-    await a.waitForFunction(() => !window.__ahp.subscription.state.activeTurn);
-    call = await a.evaluate(() => window.__ahp.subscription.state.turns.at(-1).responseParts.find((p) => p.kind === 'toolCall').toolCall);
+    await a.waitForFunction(() => !window.__ahp.chat.state.activeTurn);
+    call = await a.evaluate(() => window.__ahp.chat.state.turns.at(-1).responseParts.find((p) => p.kind === 'toolCall').toolCall);
     assert.deepEqual(call.structuredContent, { answer: true });
 
     // Input that does not match the schema never runs the tool.
@@ -95,7 +95,7 @@ test('browser tools: the page lends tools the agent calls, answers in the page, 
     await A.context.close();
     pages.splice(pages.indexOf(A), 1);
     await b.waitForFunction(() => {
-      const turn = window.__ahp.subscription.state.turns.at(-1);
+      const turn = window.__ahp.chat.state.turns.at(-1);
       const c = turn?.responseParts.find((p) => p.kind === 'toolCall')?.toolCall;
       return c?.status === 'completed' && c.error?.code === 'ClientDisconnected';
     }, null, { timeout: 30_000 });

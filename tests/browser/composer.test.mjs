@@ -1,7 +1,7 @@
 // The composer in headless Chromium against the real ahp-host: the session's config as pickers
-// (mode changed with session/configChanged, model with session/modelChanged, both reaching the
-// host's state), and `@` completions from the working directory: typed, chosen with the
-// keyboard, sent as the message's resource attachment.
+// (mode changed with session/configChanged, reaching the host's state; the model, which AHP 1.0
+// picks per message, going with the next message), and `@` completions from the working
+// directory: typed, chosen with the keyboard, sent as the message's resource attachment.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,7 @@ test('composer: config pickers and @ completions', { timeout: 5 * 60_000 }, asyn
     const modes = await mode.locator('option').evaluateAll((os) => os.map((o) => o.value));
     assert.ok(modes.includes('ask'), `modes offered: ${modes}`);
 
-    // Changing them goes to the host and comes back confirmed.
+    // The mode goes to the host and comes back confirmed; the model goes with the next message.
     await mode.selectOption('ask');
     await page.waitForFunction(() => window.__ahp.subscription.confirmedState.config?.values?.mode === 'ask', null, { timeout: WAIT });
     const models = await model.locator('option').evaluateAll((os) => os.map((o) => o.value));
@@ -41,8 +41,6 @@ test('composer: config pickers and @ completions', { timeout: 5 * 60_000 }, asyn
     const other = models.find((m) => m !== currentModel);
     assert.ok(other, `another model to pick: ${models}`);
     await model.selectOption(other);
-    await page.waitForFunction((id) => window.__ahp.subscription.confirmedState.summary.model?.id === id
-      && window.__ahp.subscription.confirmedState.config?.values?.model === id, other, { timeout: WAIT });
     assert.equal(await model.inputValue(), other);
 
     // `@` completions: the files of the working directory matching what was typed.
@@ -60,11 +58,12 @@ test('composer: config pickers and @ completions', { timeout: 5 * 60_000 }, asyn
     await page.locator('[data-testid=completions]').waitFor({ state: 'hidden', timeout: WAIT });
 
     // Sent: the turn's message carries the file as a resource attachment.
-    const before = await page.evaluate(() => window.__ahp.subscription.state.turns.length);
+    const before = await page.evaluate(() => window.__ahp.chat.state.turns.length);
     await box.press('Enter');
-    await page.waitForFunction((n) => window.__ahp.subscription.confirmedState.turns.length > n, before, { timeout: WAIT });
-    const message = await page.evaluate(() => window.__ahp.subscription.confirmedState.turns.at(-1).message);
+    await page.waitForFunction((n) => window.__ahp.chat.confirmedState.turns.length > n, before, { timeout: WAIT });
+    const message = await page.evaluate(() => window.__ahp.chat.confirmedState.turns.at(-1).message);
     assert.equal(message.text, text);
+    assert.deepEqual(message.model, { id: other }, 'the picked model goes with the message');
     assert.equal(message.attachments?.length, 1, JSON.stringify(message));
     assert.equal(message.attachments[0].type, 'resource');
     assert.equal(message.attachments[0].uri, pathToFileURL(join(workDir, 'docs', 'notes-alpha.md')).href);

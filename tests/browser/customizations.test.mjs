@@ -13,14 +13,14 @@ import { WAIT, assertNoProblems, explain, hostAndBrowser, newSessionLendingTools
 
 /** Sends `/prompt` from `page` and resolves with the prompt the agent showed (its markdown). */
 async function prompt(page) {
-  const before = await page.evaluate(() => window.__ahp.subscription.state.turns.length);
+  const before = await page.evaluate(() => window.__ahp.chat.state.turns.length);
   await page.fill('[data-testid=message-input]', '/prompt');
   await page.click('[data-testid=send]');
   await page.waitForFunction((n) => {
-    const s = window.__ahp.subscription.state;
+    const s = window.__ahp.chat.state;
     return s.turns.length > n && !s.activeTurn;
   }, before, { timeout: WAIT });
-  return page.evaluate(() => window.__ahp.subscription.state.turns.at(-1).responseParts
+  return page.evaluate(() => window.__ahp.chat.state.turns.at(-1).responseParts
     .filter((p) => p.kind === 'markdown').map((p) => p.content).join(''));
 }
 
@@ -86,7 +86,7 @@ test('customizations: a page-published skill, a watched rule and systemMessageTr
         systemMessageTransform: { sections: ['tone', 'safety', 'made_up'] },
       });
     });
-    await a.waitForFunction(() => window.__ahp.subscription.state.activeClient?.systemMessageTransform?.sections?.length === 3);
+    await a.waitForFunction(() => window.__ahp.subscription.state.activeClients[0]?.systemMessageTransform?.sections?.length === 3);
     text = await prompt(a);
     assert.match(text, /## tone\nTalk like a pirate\./);
     assert.match(text, /## safety\nNever read or write outside/);
@@ -114,7 +114,7 @@ test('customizations: a page-published skill, a watched rule and systemMessageTr
     pages.splice(pages.indexOf(A), 1);
     await b.waitForFunction(() => !window.__ahp.subscription.state.customizations?.some((c) => c.id === 'page-skills'), null, { timeout: 30_000 });
     await b.locator('[data-testid=customization][data-id=page-skills]').waitFor({ state: 'detached', timeout: WAIT });
-    assert.equal(await b.evaluate(() => window.__ahp.subscription.state.activeClient ?? null), null);
+    assert.equal(await b.evaluate(() => window.__ahp.subscription.state.activeClients[0] ?? null), null);
     text = await prompt(b);
     assert.doesNotMatch(text, /skill review/);
     assert.match(text, /- rule tabs/);

@@ -1,8 +1,8 @@
-// Older turns on scroll, in headless Chromium against the real ahp-host: a session with 45
-// turns (made through the built-in agent) opens in a fresh page with only its last 20 turns
-// rendered; scrolling to the top loads the older ones with `fetchTurns` (seen on the
-// WebSocket) and prepends them: in order, none twice, the turn the user looked at staying in
-// place; at the first turn the marker says the session begins there.
+// Older turns on scroll, in headless Chromium against the real ahp-host: a chat with 45 turns
+// (made through the built-in agent) opens in a fresh page with only its last 20 turns rendered;
+// scrolling to the top shows the older ones and prepends them: in order, none twice, the turn
+// the user looked at staying in place; at the first turn the marker says the chat begins there.
+// The host's 1.0 snapshot holds every turn (no `turnsNextCursor`), so no `fetchTurns` is sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WAIT, assertNoProblems, explain, hostAndBrowser, openPage } from './harness.mjs';
@@ -49,11 +49,12 @@ test('older turns are loaded with fetchTurns when the user scrolls to the top', 
       const client = window.__ahp.client;
       const uri = `ahp-session:/history-${Date.now()}`;
       await client.createSession({ channel: uri });
-      const sub = await client.subscribe(uri);
+      const session = await client.subscribe(uri);
+      const sub = await client.subscribe(session.state.defaultChat);
       for (let i = 0; i < n; i += 1) {
         await new Promise((resolve) => {
           const off = sub.onChange((state) => { if (state.turns.length === i + 1 && !state.activeTurn) { off(); resolve(); } });
-          sub.dispatch({ type: 'session/turnStarted', turnId: `t-${i}`, message: { text: `message ${i}`, origin: { kind: 'user' } } });
+          sub.dispatch({ type: 'chat/turnStarted', turnId: `t-${i}`, startedAt: new Date().toISOString(), message: { text: `message ${i}`, origin: { kind: 'user' } } });
         });
       }
       return uri;
@@ -83,7 +84,6 @@ test('older turns are loaded with fetchTurns when the user scrolls to the top', 
     const after = await offsetOf(b, `message ${TURNS - 20}`);
     assert.ok(Math.abs(after - before) < 30, `the scroll position is kept (${before} px, then ${after} px)`);
     assert.ok(await b.evaluate(() => document.querySelector('[data-testid=log]').scrollTop > 0));
-    assert.deepEqual(fetches, [{ channel: uri, before: `t-${TURNS - 20}`, limit: 20 }]);
 
     // Again: the rest, and the beginning of the session.
     await scrollToTop(b, `message ${TURNS - 40}`);
@@ -91,17 +91,15 @@ test('older turns are loaded with fetchTurns when the user scrolls to the top', 
     await b.waitForFunction(() => document.querySelector('[data-testid=turns-marker]').dataset.state === 'start', null, { timeout: WAIT });
     r = await rendered(b);
     assert.deepEqual(r.messages, expected(0, TURNS));
-    assert.equal(r.markerText, 'Beginning of session');
-    assert.equal(fetches.length, 2);
-    assert.equal(fetches[1].before, `t-${TURNS - 40}`);
+    assert.equal(r.markerText, 'Beginning of chat');
 
     // Scrolling up again asks for nothing more; a new turn still joins at the bottom.
     await scrollToTop(b, 'message 0');
-    await b.evaluate((uri) => window.__ahp.subscription.dispatch({ type: 'session/turnStarted', turnId: 'last', message: { text: 'the newest', origin: { kind: 'user' } } }), uri);
+    await b.evaluate(() => window.__ahp.chat.dispatch({ type: 'chat/turnStarted', turnId: 'last', startedAt: new Date().toISOString(), message: { text: 'the newest', origin: { kind: 'user' } } }));
     await b.waitForFunction((n) => document.querySelectorAll('[data-testid=turn]').length === n, TURNS + 1, { timeout: WAIT });
     r = await rendered(b);
     assert.equal(r.messages.at(-1), 'the newest');
-    assert.equal(fetches.length, 2, 'no fetch past the beginning');
+    assert.equal(fetches.length, 0, 'the snapshot holds every turn: nothing to fetch');
     assertNoProblems(pages);
   } catch (e) {
     throw explain(e, ctx);

@@ -154,8 +154,8 @@ test('MCP Apps: a real MCP server\'s App rendered in the page, sandboxed, callin
     // ui/message: the App's "Send Message" becomes a user message of the session.
     const text = await inner.locator('#message-text').inputValue();
     await inner.locator('#send-message-btn').click();
-    await page.waitForFunction((text) => window.__ahp.subscription.state.turns.some((t) => t.message?.text === text)
-      || (window.__ahp.subscription.state.queuedMessages ?? []).some((m) => m.message?.text === text), text);
+    await page.waitForFunction((text) => window.__ahp.chat.state.turns.some((t) => t.message?.text === text)
+      || (window.__ahp.chat.state.queuedMessages ?? []).some((m) => m.message?.text === text), text);
 
     // A method outside the advertised capability set: -32601, through the SDK's McpChannel.
     const refused = await page.evaluate(async ({ session }) => {

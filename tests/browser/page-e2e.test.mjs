@@ -1,11 +1,14 @@
-// End to end: the real ahp-host (built with cargo) serving www/ and pkg/, and the page driven in
-// Debian's headless Chromium through playwright-core. Nothing of ours is mocked.
+// End to end: the real ahp-host (built with cargo) serving www/ and pkg/, and the page (AHP 1.0)
+// driven in Debian's headless Chromium through playwright-core. Nothing of ours is mocked.
 //
-// Page A creates a session, sends messages and watches the replies stream in (partial text
-// observed, reasoning first), approves one server tool call and denies another, answers an /ask
-// question and sees a failed turn. Page B (another browser context: another client) sees the
-// session appear in its list live, opens it and follows along. At the end A, B and a fresh third
-// page C (a new subscription: a server snapshot) hold identical SDK state and show the same text.
+// Page A creates a session, which opens on its default chat, sends messages and watches the
+// replies stream in (partial text observed, reasoning first), approves one server tool call and
+// denies another, answers an /ask question and sees a failed turn. Page B (another browser
+// context: another client) sees the session appear in its list live, opens it and follows along.
+// At the end A, B and a fresh third page C (new subscriptions: server snapshots) hold identical
+// SDK state (session and chat) and show the same text. Then: a new chat (or the host's refusal,
+// shown on the page), an automation on a 1 s interval whose runs make sessions the page opens,
+// Run now, and screenshots of every panel at 1280x800 into target/screenshots/.
 //
 // Run: node --test tests/browser/   (after scripts/build-pkg.sh); host and browser as in
 // harness.mjs. The page's test hook is `window.__ahp` (see www/app.js).
@@ -16,26 +19,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT_DIR, hostBinary, isConnectionErrorToHost, launchChromium, openPage, startHost, within } from './harness.mjs';
 
-/** The SDK state of the page's open session, as JSON with sorted keys (property order is not
- * state: a field the page set optimistically comes in another order than from a snapshot) and
- * without `summary.modifiedAt`, which each reducer stamps from its own clock (the official
- * reducer semantics), so it differs by client. */
+/** The SDK state of the page's open session and open chat, as JSON with sorted keys (property
+ * order is not state: a field the page set optimistically comes in another order than from a
+ * snapshot). */
 function stateJson(page) {
   return page.evaluate(() => {
-    const state = window.__ahp.subscription.state;
+    const state = { session: window.__ahp.subscription.state, chat: window.__ahp.chat.state };
     return JSON.stringify(state, (_key, value) => {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-      const keys = Object.keys(value).sort().filter((k) => !(value === state.summary && k === 'modifiedAt'));
-      return Object.fromEntries(keys.map((k) => [k, value[k]]));
+      return Object.fromEntries(Object.keys(value).sort().map((k) => [k, value[k]]));
     });
   });
 }
 
-/** Waits until the page's session has `n` finished turns and nothing in flight. */
+/** Waits until the page's open chat has `n` finished turns and nothing in flight. */
 function waitIdle(page, n) {
   return page.waitForFunction((n) => {
-    const sub = window.__ahp.subscription;
-    return sub && sub.state.turns.length === n && !sub.state.activeTurn && sub.pendingCount === 0
+    const chat = window.__ahp.chat;
+    return chat && chat.state.turns.length === n && !chat.state.activeTurn && chat.pendingCount === 0
       && document.querySelectorAll('[data-testid=turn]').length === n;
   }, n);
 }
@@ -45,20 +46,44 @@ const lastTurn = (page) => page.locator('[data-testid=turn]').last();
 test('expected during a host restart: failed connections to its /ahp, nothing else', () => {
   const page = 'http://127.0.0.1:40123/?tkn=t0k';
   const expected = [
-    "C console.error: WebSocket connection to 'ws://127.0.0.1:40123/ahp?tkn=t0k' failed: Error in connection establishment: net::ERR_CONNECTION_REFUSED (http://127.0.0.1:40123/pkg/v0.3/web.js:1)",
+    "C console.error: WebSocket connection to 'ws://127.0.0.1:40123/ahp?tkn=t0k' failed: Error in connection establishment: net::ERR_CONNECTION_REFUSED (http://127.0.0.1:40123/pkg/web.js:1)",
     'C console.error: Failed to load resource: net::ERR_CONNECTION_REFUSED (http://127.0.0.1:40123/ahp?tkn=t0k:0)',
   ];
   const problems = [
     'C pageerror: Cannot read properties of undefined',
-    'C console.error: Failed to load resource: net::ERR_CONNECTION_REFUSED (http://127.0.0.1:40123/pkg/v0.3/web.js:0)',
+    'C console.error: Failed to load resource: net::ERR_CONNECTION_REFUSED (http://127.0.0.1:40123/pkg/web.js:0)',
     'C console.error: Failed to load resource: the server responded with a status of 500 () (http://127.0.0.1:40123/ahp?tkn=t0k:0)',
-    "C console.error: WebSocket connection to 'ws://127.0.0.1:9/ahp?tkn=t0k' failed: (http://127.0.0.1:40123/pkg/v0.3/web.js:1)",
+    "C console.error: WebSocket connection to 'ws://127.0.0.1:9/ahp?tkn=t0k' failed: (http://127.0.0.1:40123/pkg/web.js:1)",
     'C console.error: Failed to load resource: net::ERR_CONNECTION_REFUSED (http://example.test/ahp?tkn=t0k:0)',
   ];
   for (const m of expected) assert.ok(isConnectionErrorToHost(m, page), `expected: ${m}`);
   for (const m of problems) assert.ok(!isConnectionErrorToHost(m, page), `a problem: ${m}`);
 });
 
+
+/** Saves PNGs of the page at 1280x800 with each panel open and scrolled into view. */
+async function screenshots(page) {
+  const dir = join(ROOT_DIR, 'target', 'screenshots');
+  mkdirSync(dir, { recursive: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.screenshot({ path: join(dir, 'page.png') });
+  await page.click('[data-testid=new-terminal]');
+  await page.locator('[data-testid=terminal-view] .xterm').waitFor();
+  await page.locator('[data-testid=changes-panel][data-status=ready]').waitFor();
+  await page.locator('[data-testid=change-file]').first().waitFor({ state: 'attached' });
+  // The docked panels one at a time (the others folded), then the terminal under the composer.
+  const docked = ['tools', 'customizations', 'mcp', 'changes', 'automations'];
+  for (const name of [...docked, 'terminal']) {
+    const panel = page.locator(`[data-testid=${name}-panel]`);
+    assert.equal(await panel.isVisible(), true, `the ${name} panel is shown`);
+    await page.evaluate(({ name, docked }) => {
+      for (const other of docked) document.querySelector(`[data-testid=${other}-panel]`).open = other === name || !docked.includes(name);
+      document.querySelector('[data-testid=terminal-panel]').open = name === 'terminal';
+      document.querySelector(`[data-testid=${name}-panel]`).scrollIntoView({ block: 'nearest' });
+    }, { name, docked });
+    await page.screenshot({ path: join(dir, `panel-${name}.png`) });
+  }
+}
 
 /** Types `text` and sends it; returns what the page showed before any network event ran. */
 async function send(page, text) {
@@ -140,10 +165,15 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     await a.waitForFunction(() => window.__ahp.subscription?.state?.lifecycle === 'ready');
     const uri = await a.evaluate(() => window.__ahp.subscription.uri);
     assert.match(uri, /^ahp-session:\//);
+    // The session opens on its default chat: listed in the chat bar, marked open.
+    const defaultChat = await a.evaluate(() => window.__ahp.subscription.state.defaultChat);
+    assert.match(defaultChat, /^ahp-chat:\//);
+    await a.waitForFunction((chat) => window.__ahp.chat?.uri === chat && window.__ahp.chat.state, defaultChat);
+    await a.locator(`[data-testid=chat-item][data-uri="${defaultChat}"][aria-current=true]`).waitFor();
     await a.locator(`[data-testid=session-item][data-uri="${uri}"]`).waitFor();
     await b.locator(`[data-testid=session-item][data-uri="${uri}"]`).waitFor();
     await b.click(`[data-testid=session-item][data-uri="${uri}"]`);
-    await b.waitForFunction((uri) => window.__ahp.subscription?.uri === uri && window.__ahp.subscription.state, uri);
+    await b.waitForFunction((chat) => window.__ahp.chat?.uri === chat && window.__ahp.chat.state, defaultChat);
 
     // --- A sends a message: it appears at once (optimistic), the reply streams in.
     await a.evaluate(() => {
@@ -190,7 +220,7 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     // Structural sharing, and the page relying on it: remember the first turn's state object and
     // its DOM nodes; later turns must leave both alone.
     await a.evaluate(() => {
-      window.__firstTurn = window.__ahp.subscription.state.turns[0];
+      window.__firstTurn = window.__ahp.chat.state.turns[0];
       window.__firstTurnEl = document.querySelector('[data-testid=turn]');
       window.__firstBlockEl = window.__firstTurnEl.querySelector('[data-testid=markdown] > *');
     });
@@ -238,7 +268,7 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     assert.match(await lastTurn(a).locator('[data-testid=turn-end]').textContent(), /Turn failed: the agent gave up/);
 
     const kept = await a.evaluate(() => ({
-      state: window.__ahp.subscription.state.turns[0] === window.__firstTurn,
+      state: window.__ahp.chat.state.turns[0] === window.__firstTurn,
       turnEl: document.querySelector('[data-testid=turn]') === window.__firstTurnEl,
       blockEl: window.__firstTurnEl.querySelector('[data-testid=markdown] > *') === window.__firstBlockEl,
     }));
@@ -248,7 +278,7 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     await waitIdle(b, 5);
     const C = await openPage(browser, `${url}#${encodeURIComponent(uri)}`, 'C', pages);
     const c = C.page;
-    await c.waitForFunction((uri) => window.__ahp.subscription?.uri === uri && window.__ahp.subscription.state, uri);
+    await c.waitForFunction((chat) => window.__ahp.chat?.uri === chat && window.__ahp.chat.state, defaultChat);
     await waitIdle(c, 5);
     const [sa, sb, sc] = await Promise.all([stateJson(a), stateJson(b), stateJson(c)]);
     assert.ok(sa.includes('You answered: Ada <script>'), 'the state holds the conversation');
@@ -294,6 +324,116 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     await a.locator(`[data-testid=session-item][data-uri="${uri}"]`).waitFor({ state: 'detached' });
     await b.locator(`[data-testid=session-item][data-uri="${uri}"]`).waitFor({ state: 'detached' });
     assert.equal(await a.locator('[data-testid=session-title]').textContent(), 'This session was deleted.');
+
+    // --- Chats: a new session of A opens on its default chat; New chat makes a second one and
+    // opens it, or, where the host refuses createChat, the page says why and carries on.
+    await a.click('[data-testid=new-session]');
+    await a.waitForFunction((old) => window.__ahp.chat?.state && window.__ahp.subscription.uri !== old, uri);
+    const second = await a.evaluate(() => ({ session: window.__ahp.subscription.uri, chat: window.__ahp.subscription.state.defaultChat }));
+    assert.equal(await a.evaluate(() => window.__ahp.chat.uri), second.chat);
+    await send(a, 'in the default chat');
+    await waitIdle(a, 1);
+    // Archive and unarchive (the chat's status bit, in the session's list of chats too).
+    const archivedBit = () => a.evaluate((chat) => [window.__ahp.chat.confirmedState.status & 64,
+      window.__ahp.subscription.state.chats.find((c) => c.resource === chat).status & 64], second.chat);
+    await a.click('[data-testid=archive-chat]');
+    await a.locator(`[data-testid=chat-item][data-uri="${second.chat}"]`).filter({ hasText: 'archived' }).waitFor();
+    await a.waitForFunction(() => window.__ahp.chat.pendingCount === 0);
+    assert.deepEqual(await archivedBit(), [64, 64]);
+    assert.equal(await a.locator('[data-testid=archive-chat]').textContent(), 'Unarchive');
+    await a.click('[data-testid=archive-chat]');
+    await a.locator('[data-testid=archive-chat]').filter({ hasText: /^Archive$/ }).waitFor();
+    await a.waitForFunction(() => window.__ahp.chat.pendingCount === 0);
+    assert.deepEqual(await archivedBit(), [0, 0]);
+    await a.click('[data-testid=new-chat]');
+    const outcome = await Promise.race([
+      a.locator('[data-testid=error]', { hasText: 'New chat' }).waitFor().then(() => 'refused'),
+      a.waitForFunction((chat) => window.__ahp.chat && window.__ahp.chat.uri !== chat, second.chat).then(() => 'created'),
+    ]);
+    if (outcome === 'refused') {
+      const error = a.locator('[data-testid=error]', { hasText: 'New chat' });
+      assert.match(await error.textContent(), /^New chat: RpcError: .*`createChat`.*\(code -32601\)/);
+      await error.locator('button').click();
+      // The default chat may not move; deleting it is refused too.
+      assert.equal(await a.locator('[data-testid=move-chat]').isDisabled(), true, 'the default chat is not movable');
+      for (const [button, what, method] of [['dispose-chat', 'Delete chat', 'disposeChat']]) {
+        await a.click(`[data-testid=${button}]`);
+        const refused = a.locator('[data-testid=error]', { hasText: what });
+        assert.match(await refused.textContent(), new RegExp(`^${what}: RpcError: .*\`${method}\`.*\\(code -32601\\)`));
+        await refused.locator('button').click();
+      }
+      // The refusals are the page's to show, not problems of the page.
+      A.problems.splice(0, A.problems.length, ...A.problems.filter((p) => !/(New chat|Delete chat): RpcError: .*(createChat|disposeChat)/.test(p)));
+      assert.equal(await a.evaluate(() => window.__ahp.chat.uri), second.chat, 'the default chat stays open');
+      await send(a, 'still here');
+      await waitIdle(a, 2);
+    } else {
+      // The new chat is open and empty, listed beside the default one; a turn there leaves the
+      // default chat's alone.
+      const created = await a.evaluate(() => window.__ahp.chat.uri);
+      await a.locator(`[data-testid=chat-item][data-uri="${created}"][aria-current=true]`).waitFor();
+      await waitIdle(a, 0);
+      await send(a, 'in the second chat');
+      await waitIdle(a, 1);
+      await a.click(`[data-testid=chat-item][data-uri="${second.chat}"]`);
+      await a.waitForFunction((chat) => window.__ahp.chat?.uri === chat, second.chat);
+      await waitIdle(a, 1);
+      assert.equal(await lastTurn(a).locator('[data-testid=user-message]').textContent(), 'in the default chat');
+    }
+
+    // --- Automations: A creates one on the host's 1 s interval; its runs make sessions (B sees
+    // the automation too); A opens a run's session from the run, turns the schedule off, and
+    // runs it once more with Run now.
+    await a.click('[data-testid=automation-new]');
+    // A malformed schedule: the host's reason is shown, nothing is created.
+    await a.fill('[data-testid=automation-title]', 'Broken');
+    await a.fill('[data-testid=automation-message]', 'never sent');
+    await a.selectOption('[data-testid=automation-trigger]', 'schedule');
+    await a.fill('[data-testid=automation-cron]', '61 * * * *');
+    await a.click('[data-testid=automation-create]');
+    const rejected = a.locator('[data-testid=error]', { hasText: 'automation/createRequested' });
+    await rejected.waitFor();
+    assert.match(await rejected.textContent(), /^The host rejected automation\/createRequested: schedule of trigger `schedule`: `61 \* \* \* \*`/);
+    await rejected.locator('button').click();
+    assert.equal(await a.evaluate(() => window.__ahp.automations.state.entries.length), 0);
+    A.problems.splice(0, A.problems.length, ...A.problems.filter((p) => !/The host rejected automation\/createRequested/.test(p)));
+    await a.fill('[data-testid=automation-title]', 'Every second');
+    await a.fill('[data-testid=automation-message]', 'automated hello');
+    await a.selectOption('[data-testid=automation-trigger]', 'event:ahp-host.interval');
+    await a.fill('[data-testid=automation-config-seconds]', '1');
+    await a.click('[data-testid=automation-create]');
+    const entry = (p) => p.locator('[data-testid=automation]').filter({ hasText: 'Every second' });
+    await entry(a).waitFor();
+    await entry(b).waitFor();
+    assert.match(await entry(a).locator('[data-testid=automation-trigger-text]').textContent(), /Interval \(seconds 1\)/);
+    const done = entry(a).locator('[data-testid=automation-run][data-status=completed]');
+    await done.first().waitFor({ timeout: 30_000 });
+    await entry(a).locator('[data-testid=automation-enabled]').uncheck();
+    await a.locator('[data-testid=automation][data-enabled=false]').filter({ hasText: 'Every second' }).waitFor();
+    const runSession = await done.first().locator('[data-testid=run-session]').getAttribute('data-uri');
+    assert.match(runSession, /^ahp-session:\//);
+    await a.locator(`[data-testid=session-item][data-uri="${runSession}"]`).waitFor();
+    await done.first().locator('[data-testid=run-session]').click();
+    await a.waitForFunction((s) => window.__ahp.subscription?.uri === s && window.__ahp.chat?.state?.turns?.length >= 1, runSession);
+    assert.equal(await a.evaluate(() => window.__ahp.chat.state.turns[0].message.text), 'automated hello');
+    assert.match(await a.locator('[data-testid=turn]').first().locator('[data-testid=markdown]').first().textContent(), /automated hello/);
+    const manualRuns = () => a.evaluate(() => window.__ahp.automations.state.entries
+      .find((e) => e.definition.title === 'Every second').runs.filter((r) => r.origin.kind === 'manual'));
+    assert.equal((await manualRuns()).length, 0);
+    await entry(a).locator('[data-testid=automation-run-now]').click();
+    await a.waitForFunction(() => window.__ahp.automations.state.entries.find((e) => e.definition.title === 'Every second')
+      .runs.some((r) => r.origin.kind === 'manual' && r.lifecycle.status === 'completed'));
+    const [manual] = await manualRuns();
+    assert.ok(manual.primarySession && manual.primarySession !== runSession, JSON.stringify(manual));
+    await entry(a).locator(`[data-testid=automation-run][data-uri="${manual.resource}"][data-status=completed]`).filter({ hasText: 'manual' }).waitFor();
+
+    // --- Screenshots of each panel at 1280x800 (for review; target/ is not committed).
+    await a.locator(`[data-testid=automation-run][data-uri="${manual.resource}"] [data-testid=run-session]`).click();
+    await a.waitForFunction((s) => window.__ahp.subscription?.uri === s && window.__ahp.chat?.state?.turns?.length >= 1, manual.primarySession);
+    await send(a, '/write notes.txt hello\\nworld');
+    await waitIdle(a, 2);
+    await screenshots(a);
+    assert.equal(await a.locator('[data-testid=error]').count(), 0, 'no errors shown on A');
 
     const problems = pages.flatMap((p) => p.problems);
     assert.deepEqual(problems, [], 'no page errors, console errors or CSP reports');

@@ -1,0 +1,132 @@
+// The chat bar of the open session: its chats (the session state's `chats`, in the host's
+// order) as tabs, the open one marked; New chat (`createChat`), Archive / Unarchive
+// (`chat/isArchivedChanged` on the chat), Move to another session (`moveChat`, for a chat the
+// host marks `movable`) and Delete (`disposeChat`). A command the host refuses shows its error; nothing else changes. Archived
+// chats are listed only with "archived" ticked (or when open).
+
+import { app } from './state.js';
+import { $, h, uuid } from './dom.js';
+import { showError } from './errors.js';
+import { closeChat, openChat } from './chat.js';
+
+/** `SessionStatus.IsArchived`: a chat's status bit. */
+const IS_ARCHIVED = 64;
+const IN_PROGRESS = 8;
+const INPUT_NEEDED = 16;
+
+const archived = (chat) => (Number(chat?.status) & IS_ARCHIVED) !== 0;
+
+/**
+ * Renders the chat bar of session `cur` and opens chat `wanted` (default: the open chat while
+ * the session still lists it, else the session's `defaultChat`, else its first chat).
+ */
+export async function renderChats(cur, wanted) {
+  const state = cur.sub?.state;
+  if (!state) return;
+  const chats = state.chats ?? [];
+  const listed = (uri) => chats.some((c) => c.resource === uri);
+  const target = [wanted, cur.chat?.uri, state.defaultChat, chats[0]?.resource].find((u) => u && listed(u))
+    ?? wanted ?? null;
+  renderBar(cur, chats, target);
+  if (!target) {
+    closeChat(cur);
+    return;
+  }
+  if (cur.chat?.uri !== target) {
+    await openChat(cur, target);
+    if (app.current === cur) renderBar(cur, chats, target);
+  }
+}
+
+function renderBar(cur, chats, open) {
+  $('chat-bar').hidden = false;
+  const showArchived = $('show-archived').checked;
+  const items = chats.filter((c) => !archived(c) || showArchived || c.resource === open).map((c) => {
+    const badges = [];
+    if (c.resource === cur.sub.state.defaultChat) badges.push('default');
+    if (archived(c)) badges.push('archived');
+    if ((c.status & INPUT_NEEDED) === INPUT_NEEDED) badges.push('needs input');
+    else if (c.status & IN_PROGRESS) badges.push('working');
+    return h('li', { dataset: { archived: String(archived(c)) } }, h('button', {
+      type: 'button',
+      'aria-current': c.resource === open ? 'true' : null,
+      title: c.resource,
+      dataset: { testid: 'chat-item', uri: c.resource },
+    }, String(c.title || 'Chat'), badges.length ? h('span', { class: 'muted' }, ` · ${badges.join(' · ')}`) : null));
+  });
+  $('chats').replaceChildren(...items);
+  const chat = chats.find((c) => c.resource === open);
+  $('archive-chat').textContent = archived(chat) ? 'Unarchive' : 'Archive';
+  $('archive-chat').disabled = !chat;
+  $('dispose-chat').disabled = !chat;
+  // The host says which chats may move (never the default chat).
+  $('move-chat').disabled = !chat?.movable;
+  $('move-chat').title = chat?.movable ? '' : 'The host does not let this chat move';
+  renderMoveTargets(cur);
+}
+
+/** The sessions a chat can move to: every other listed session, or a new one. */
+export function renderMoveTargets(cur = app.current) {
+  const select = $('move-target');
+  const chosen = select.value;
+  const others = [...app.sessions.values()].filter((s) => s.resource !== cur?.uri);
+  select.replaceChildren(
+    h('option', { value: '' }, 'to a new session'),
+    ...others.map((s) => h('option', { value: s.resource, selected: s.resource === chosen }, `to ${String(s.title || s.resource)}`)),
+  );
+}
+
+/** Hides the chat bar (no session open). */
+export function clearChats() {
+  $('chats').replaceChildren();
+  $('chat-bar').hidden = true;
+}
+
+async function command(what, run) {
+  try {
+    return await run();
+  } catch (e) {
+    showError(what, e);
+    return undefined;
+  }
+}
+
+/** Wires the chat bar (once). */
+export function initChats() {
+  $('chats').addEventListener('click', (ev) => {
+    const item = ev.target.closest('button[data-uri]');
+    const cur = app.current;
+    if (item && cur) renderChats(cur, item.dataset.uri).catch((e) => showError('Open chat', e));
+  });
+  $('show-archived').addEventListener('change', () => {
+    if (app.current?.sub) renderBar(app.current, app.current.sub.state?.chats ?? [], app.current.chat?.uri);
+  });
+  $('new-chat').addEventListener('click', async () => {
+    const cur = app.current;
+    if (!cur) return;
+    const chat = `ahp-chat:/${uuid()}`;
+    const done = await command('New chat', () => app.client.createChat({ channel: cur.uri, chat }));
+    if (done !== undefined && app.current === cur) await renderChats(cur, chat).catch((e) => showError('Open chat', e));
+  });
+  $('archive-chat').addEventListener('click', () => {
+    const chat = app.current?.chat;
+    const summary = app.current?.sub?.state?.chats?.find((c) => c.resource === chat?.uri);
+    if (!chat?.sub || !summary) return;
+    try {
+      chat.sub.dispatch({ type: 'chat/isArchivedChanged', isArchived: !archived(summary) });
+    } catch (e) {
+      showError('Archive chat', e);
+    }
+  });
+  $('dispose-chat').addEventListener('click', async () => {
+    const chat = app.current?.chat;
+    if (chat) await command('Delete chat', () => app.client.disposeChat({ channel: chat.uri }));
+  });
+  $('move-chat').addEventListener('click', async () => {
+    const chat = app.current?.chat;
+    if (!chat) return;
+    const session = $('move-target').value;
+    const destination = session ? { kind: 'session', session } : { kind: 'newSession' };
+    await command('Move chat', () => app.client.moveChat({ channel: chat.uri, destination }));
+  });
+}
