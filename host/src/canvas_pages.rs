@@ -37,10 +37,7 @@ impl CanvasPages {
 
     /// Stops serving the page of canvas `id`.
     pub fn remove(&self, id: &str) {
-        self.0
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
+        self.0.write().unwrap_or_else(|p| p.into_inner()).remove(id);
     }
 
     fn get(&self, id: &str) -> Option<Arc<str>> {

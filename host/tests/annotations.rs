@@ -74,8 +74,11 @@ async fn two_clients_add_update_and_remove_annotations() {
         json!({"type": "annotations/entryRemoved", "annotationId": "n1", "entryId": "e1"}),
     )
     .await;
-    b.apply(A, json!({"type": "annotations/removed", "annotationId": "n2"}))
-        .await;
+    b.apply(
+        A,
+        json!({"type": "annotations/removed", "annotationId": "n2"}),
+    )
+    .await;
     a.until("n2 removed at a", |e| {
         e["action"]["type"] == "annotations/removed"
     })
@@ -102,9 +105,14 @@ async fn the_agent_annotates_and_a_restart_keeps_annotations_until_the_session_g
     let mut a = V1::connect(&t.host, "annot-agent").await;
     a.create_session(S).await;
     let snap = a.subscribe(A).await;
-    a.apply(A, set(annotation("mine", S, json!("a client's")))).await;
-    a.turn(S, "t1", "please look\n/annotate hello.txt:1 check this line")
+    a.apply(A, set(annotation("mine", S, json!("a client's"))))
         .await;
+    a.turn(
+        S,
+        "t1",
+        "please look\n/annotate hello.txt:1 check this line",
+    )
+    .await;
     // Sent while the turn ran (the helper read up to its end).
     let added = a
         .log
@@ -130,7 +138,10 @@ async fn the_agent_annotates_and_a_restart_keeps_annotations_until_the_session_g
     assert_eq!(by_agent["resolved"], false);
     // A file outside the working directory is not annotated.
     let chat = a.turn(S, "t2", "/annotate ../../etc/passwd:1 no").await;
-    assert!(chat.to_string().contains("`/annotate` did nothing"), "{chat}");
+    assert!(
+        chat.to_string().contains("`/annotate` did nothing"),
+        "{chat}"
+    );
 
     let before = a.subscribe(A).await;
     assert_eq!(before["state"]["annotations"].as_array().unwrap().len(), 2);
@@ -191,7 +202,11 @@ async fn bad_annotations_are_refused_and_change_nothing() {
             "more than 8192",
         ),
         (
-            set(annotation("elsewhere", "ahp-session:/other", json!("wrong"))),
+            set(annotation(
+                "elsewhere",
+                "ahp-session:/other",
+                json!("wrong"),
+            )),
             "origin.session",
         ),
         (
@@ -212,14 +227,22 @@ async fn bad_annotations_are_refused_and_change_nothing() {
     // The annotations channel of a session that does not exist.
     let missing = "ahp-session:/missing/annotations";
     let reason = a
-        .refused(missing, set(annotation("n", "ahp-session:/missing", json!("x"))))
+        .refused(
+            missing,
+            set(annotation("n", "ahp-session:/missing", json!("x"))),
+        )
         .await;
     assert!(reason.contains("no session"), "{reason}");
     let answer = a.request("subscribe", json!({"channel": missing})).await;
-    assert_eq!(answer["error"]["code"], errors::SESSION_NOT_FOUND, "{answer}");
+    assert_eq!(
+        answer["error"]["code"],
+        errors::SESSION_NOT_FOUND,
+        "{answer}"
+    );
     // Too many: the 257th is refused.
     for i in 1..256 {
-        a.apply(A, set(annotation(&format!("m{i}"), S, json!("m")))).await;
+        a.apply(A, set(annotation(&format!("m{i}"), S, json!("m"))))
+            .await;
     }
     let reason = a.refused(A, set(annotation("m256", S, json!("m")))).await;
     assert!(reason.contains("256 annotations"), "{reason}");

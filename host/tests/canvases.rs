@@ -31,7 +31,14 @@ async fn get(addr: std::net::SocketAddr, path: &str) -> (u16, Vec<(String, Strin
     let raw = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = raw.split_once("\r\n\r\n").expect("end of headers");
     let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     let headers = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
@@ -49,7 +56,9 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> &'a str {
 /// The canvas channel the agent's answer in `chat` (a chat snapshot) names.
 fn canvas_in(chat: &Value) -> String {
     let text = chat.to_string();
-    let start = text.find("ahp-canvas:/").expect("the agent names its canvas");
+    let start = text
+        .find("ahp-canvas:/")
+        .expect("the agent names its canvas");
     let id: String = text[start + "ahp-canvas:/".len()..]
         .chars()
         .take_while(char::is_ascii_hexdigit)
@@ -91,19 +100,29 @@ async fn a_canvas_the_agent_opens_is_served_subscribed_and_changed() {
     let path = url
         .strip_prefix(&format!("http://{addr}"))
         .unwrap_or_else(|| panic!("on the host's origin: {url}"));
-    assert_eq!(path, format!("/canvas/{}/", state["instanceId"].as_str().unwrap()));
+    assert_eq!(
+        path,
+        format!("/canvas/{}/", state["instanceId"].as_str().unwrap())
+    );
 
     // Served by the host, sandboxed and unable to load anything.
     let (status, headers, body) = get(addr, path).await;
     assert_eq!(status, 200, "{body}");
     let csp = header(&headers, "content-security-policy");
-    for part in ["sandbox allow-scripts", "default-src 'none'", "connect-src 'none'"] {
+    for part in [
+        "sandbox allow-scripts",
+        "default-src 'none'",
+        "connect-src 'none'",
+    ] {
         assert!(csp.contains(part), "{csp}");
     }
     assert!(!csp.contains("allow-same-origin"), "{csp}");
     assert_eq!(header(&headers, "x-content-type-options"), "nosniff");
     assert!(header(&headers, "content-type").starts_with("text/html"));
-    assert!(body.contains("Plan &lt;b&gt;&amp; more&lt;/b&gt;"), "{body}");
+    assert!(
+        body.contains("Plan &lt;b&gt;&amp; more&lt;/b&gt;"),
+        "{body}"
+    );
     assert!(!body.contains("<b>"), "{body}");
     let (status, _, _) = get(addr, "/canvas/00112233445566778899aabbccddeeff/").await;
     assert_eq!(status, 404);
@@ -113,7 +132,8 @@ async fn a_canvas_the_agent_opens_is_served_subscribed_and_changed() {
     next["status"] = "drawing".into();
     next["title"] = "Plan, revised".into();
     a.apply(&uri, changed(next.clone())).await;
-    b.until("the change at b", |e| e["channel"] == uri.as_str()).await;
+    b.until("the change at b", |e| e["channel"] == uri.as_str())
+        .await;
     // Its URL may move to another page of the host's.
     let mut moved = next.clone();
     moved["url"] = format!("{url}index.html").into();
@@ -159,7 +179,9 @@ async fn a_canvas_from_a_file_of_the_working_directory() {
     assert!(body.contains("from the file"), "{body}");
     assert!(header(&headers, "content-security-policy").contains("sandbox"));
     // A file outside the working directory opens nothing.
-    let chat = a.turn(S, "t2", "/canvas --file ../../etc/passwd Secrets").await;
+    let chat = a
+        .turn(S, "t2", "/canvas --file ../../etc/passwd Secrets")
+        .await;
     assert!(chat.to_string().contains("`/canvas` did nothing"), "{chat}");
     t.host.shutdown().await;
 }
@@ -181,8 +203,14 @@ async fn bad_canvas_states_are_refused_and_change_nothing() {
         changed(s)
     };
     let cases = [
-        (with("url", "https://evil.example/canvas/ab/".into()), "canvasUrlOffOrigin"),
-        (with("url", "javascript:alert(1)".into()), "canvasUrlOffOrigin"),
+        (
+            with("url", "https://evil.example/canvas/ab/".into()),
+            "canvasUrlOffOrigin",
+        ),
+        (
+            with("url", "javascript:alert(1)".into()),
+            "canvasUrlOffOrigin",
+        ),
         (
             with("url", format!("http://{}/ahp", t.host.addr).into()),
             "canvasUrlOffOrigin",
@@ -200,9 +228,7 @@ async fn bad_canvas_states_are_refused_and_change_nothing() {
         assert!(reason.contains(why), "{action}: {reason}");
     }
     // A canvas that is not open.
-    let reason = a
-        .refused("ahp-canvas:/0000", changed(state.clone()))
-        .await;
+    let reason = a.refused("ahp-canvas:/0000", changed(state.clone())).await;
     assert!(!reason.is_empty());
     a.alive().await;
     b.alive().await;

@@ -18,8 +18,16 @@ impl Turn {
             .and_then(|s| s.existing_relative(&path).map_err(|e| e.message))
         {
             Ok(file) if file.is_file() => file_uri(&file),
-            Ok(_) => return self.panel_refused("annotate", &format!("`{path}` is not a file")).await,
-            Err(why) => return self.panel_refused("annotate", &format!("`{path}`: {why}")).await,
+            Ok(_) => {
+                return self
+                    .panel_refused("annotate", &format!("`{path}` is not a file"))
+                    .await
+            }
+            Err(why) => {
+                return self
+                    .panel_refused("annotate", &format!("`{path}`: {why}"))
+                    .await
+            }
         };
         let ask = PanelAsk::Annotate {
             resource,
@@ -79,7 +87,9 @@ async fn read_page(workdir: &std::path::Path, path: &str) -> Result<String, Stri
         .map_err(|e| e.to_string())?
         .existing_relative(path)
         .map_err(|e| e.message)?;
-    let meta = tokio::fs::metadata(&file).await.map_err(|e| e.to_string())?;
+    let meta = tokio::fs::metadata(&file)
+        .await
+        .map_err(|e| e.to_string())?;
     if !meta.is_file() {
         return Err("not a file".into());
     }

@@ -331,7 +331,6 @@ impl Feature for Annotations {
             session: session.to_owned(),
         });
     }
-
 }
 
 impl Hub {

@@ -141,7 +141,13 @@ impl Canvases {
         if self.canvases.len() >= MAX_CANVASES {
             return Err(format!("the host has {MAX_CANVASES} canvases open already"));
         }
-        if self.canvases.values().filter(|c| c.session == session).count() >= MAX_PER_SESSION {
+        if self
+            .canvases
+            .values()
+            .filter(|c| c.session == session)
+            .count()
+            >= MAX_PER_SESSION
+        {
             return Err(format!(
                 "this session has {MAX_PER_SESSION} canvases open already"
             ));

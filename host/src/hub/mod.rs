@@ -44,8 +44,8 @@
 mod agent_auth;
 mod annotations;
 mod automations;
-mod canvases;
 mod base;
+mod canvases;
 mod changesets;
 mod commands;
 mod customizations;

@@ -20,8 +20,8 @@
 
 use super::annotations::Annotations;
 use super::automations;
-use super::canvases;
 use super::base::Core;
+use super::canvases;
 use super::commands::{
     insert_subscription, invalid, session_not_found, InitializeOut, ReconnectSnapshotOut,
 };
