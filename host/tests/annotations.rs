@@ -258,3 +258,47 @@ async fn bad_annotations_are_refused_and_change_nothing() {
     assert_eq!(mirror(&watched, &b.log), after_all["state"]);
     t.host.shutdown().await;
 }
+
+#[tokio::test]
+async fn annotations_a_client_saw_applied_survive_a_kill_9() {
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let token = "annotations-kill-token-0123456789";
+    let host = HostProcess::spawn(data.path(), work.path(), token, &[]);
+    let mut a = V1::connect_url(&host.url(), "annot-kill").await;
+    a.create_session(S).await;
+    a.subscribe(A).await;
+    for i in 0..20 {
+        a.apply(
+            A,
+            set(annotation(&format!("k{i}"), S, json!(format!("note {i}")))),
+        )
+        .await;
+    }
+    a.apply(
+        A,
+        json!({"type": "annotations/updated", "annotationId": "k3", "resolved": true}),
+    )
+    .await;
+    a.apply(
+        A,
+        json!({"type": "annotations/removed", "annotationId": "k7"}),
+    )
+    .await;
+    // Every echo above was sent after its transaction committed.
+    let seen = a.subscribe(A).await;
+    host.kill_9();
+
+    let host = HostProcess::spawn(data.path(), work.path(), token, &[]);
+    let mut a = V1::connect_url(&host.url(), "annot-kill-2").await;
+    let kept = a.subscribe(A).await;
+    assert_eq!(kept["state"], seen["state"]);
+    assert_eq!(kept["state"]["annotations"].as_array().unwrap().len(), 19);
+    assert!(
+        kept["fromSeq"].as_u64() >= seen["fromSeq"].as_u64(),
+        "{kept}"
+    );
+    // The host goes on from there.
+    a.apply(A, set(annotation("after", S, json!("after the kill"))))
+        .await;
+}

@@ -364,3 +364,32 @@ impl Hub {
         let _ = reply.send(answer);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str) -> v1::AnnotationEntry {
+        serde_json::from_value(serde_json::json!({"id": id, "text": "t"})).unwrap()
+    }
+
+    #[test]
+    fn the_summary_counts_annotations_and_entries() {
+        let s = "ahp-session:/s";
+        let mut annotations = Annotations::default();
+        assert_eq!(annotations.summary(s).annotation_count, 0);
+        let mut state = v1::AnnotationsState::default();
+        for (id, entries) in [("a", 2), ("b", 3)] {
+            let mut a: v1::Annotation = serde_json::from_value(serde_json::json!({
+                "id": id, "origin": {"session": s}, "resource": "file:///f",
+                "resolved": false, "entries": []}))
+            .unwrap();
+            a.entries = (0..entries).map(|i| entry(&i.to_string())).collect();
+            state.annotations.push(a);
+        }
+        annotations.channels.entry(s.into()).or_default().state = state;
+        let summary = annotations.summary(s);
+        assert_eq!(summary.resource, "ahp-session:/s/annotations");
+        assert_eq!((summary.annotation_count, summary.entry_count), (2, 5));
+    }
+}

@@ -23,7 +23,11 @@ pub struct V1 {
 
 impl V1 {
     pub async fn connect(host: &RunningHost, client_id: &str) -> V1 {
-        let c = Client::connect_url(&url_with_token(host), client_id).await;
+        V1::connect_url(&url_with_token(host), client_id).await
+    }
+
+    pub async fn connect_url(url: &str, client_id: &str) -> V1 {
+        let c = Client::connect_url(url, client_id).await;
         let mut v = V1 {
             c,
             id: 0,
