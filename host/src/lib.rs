@@ -2,6 +2,7 @@
 //! chats) built on the `ahp-wasm` crate's wire types and reducers.
 //!
 //! - [`config`]: flags and limits; [`server`]: HTTP, the WebSocket endpoint and the page;
+//!   [`canvas_pages`]: the pages of AHP 1.0 canvases;
 //! - [`connection`]: one WebSocket (reader and writer tasks);
 //! - [`hub`]: the single owner of protocol state; [`store`]: SQLite persistence;
 //!   [`replay`]: the reconnect buffer;
@@ -27,6 +28,7 @@
 pub mod agent;
 pub mod agent_auth;
 pub mod bus;
+pub mod canvas_pages;
 pub mod changes;
 pub mod child_process;
 pub mod compat;

@@ -1,7 +1,9 @@
-//! HTTP: the `/ahp` WebSocket endpoint (token and `Origin` checked before the upgrade) and the
-//! static page (`/` from `www/`, `/pkg/` from the npm package).
+//! HTTP: the `/ahp` WebSocket endpoint (token and `Origin` checked before the upgrade), the
+//! static page (`/` from `www/`, `/pkg/` from the npm package) and the pages of AHP 1.0
+//! canvases (`/canvas/<instance id>/`, `crate::canvas_pages`).
 
 use crate::bus::{HubMsg, HubSender};
+use crate::canvas_pages::{self, CanvasPages};
 use crate::config::Config;
 use crate::connection::{self, ConnContext};
 use crate::hub::Hub;
@@ -132,6 +134,8 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
             format!("http://[::1]:{port}"),
         ]);
     }
+    // Canvas pages are the host's own: their URLs use its own origins only.
+    let own_origins = origins.clone();
     origins.extend(config.allow_origins.iter().cloned());
 
     let (hub_tx, hub_rx) = tokio::sync::mpsc::channel(1024);
@@ -149,6 +153,8 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
         hub.protect_agent(lock);
     }
     hub.add_model_agents(model_agents);
+    let canvas_pages = CanvasPages::default();
+    hub.serve_canvases(canvas_pages.clone(), own_origins);
     let hub_thread = std::thread::Builder::new()
         .name("ahp-hub".into())
         .spawn(move || hub.run(hub_rx))
@@ -173,6 +179,12 @@ pub async fn start(config: Config) -> Result<RunningHost, StartError> {
         .route("/ahp", get(upgrade))
         .route("/pkg/mcp-app-sandbox.html", sandbox_page)
         .nest_service("/pkg", ServeDir::new(&config.pkg))
+        .nest(
+            "/canvas",
+            Router::new()
+                .route("/{id}/", get(canvas_pages::serve))
+                .with_state(canvas_pages),
+        )
         .fallback_service(ServeDir::new(&config.www))
         .with_state(app);
     let shutdown = CancellationToken::new();

@@ -14,7 +14,9 @@
 //!   declarations a client approved (the last one per canonical directory and server name);
 //! - `automations(uri, json)`: AHP 1.0 automations (`hub/automations/`), each the entry
 //!   without its runs plus the host's schedule bookkeeping;
-//! - `automation_runs(uri, automation, created, json)`: their runs, each the run's state.
+//! - `automation_runs(uri, automation, created, json)`: their runs, each the run's state;
+//! - `annotations(session, id, json)`: AHP 1.0 annotations of sessions (`hub/annotations.rs`),
+//!   one row per annotation, in the order they were created.
 //!
 //! The hub commits one transaction per batch of messages *before* it sends anything from that
 //! batch, so an envelope a client has seen is on disk; `synchronous=NORMAL` in WAL mode survives
@@ -156,6 +158,20 @@ pub enum Op {
         /// `ahp-automation-run:` URI.
         uri: String,
     },
+    /// An annotation of a session was added or changed (`json`) or removed (`None`).
+    Annotation {
+        /// Session URI.
+        session: String,
+        /// The annotation's id.
+        id: String,
+        /// The annotation as JSON; `None` when it was removed.
+        json: Option<String>,
+    },
+    /// Every annotation of a session is gone (the session was disposed of).
+    DeleteAnnotations {
+        /// Session URI.
+        session: String,
+    },
 }
 
 /// An approved MCP server declaration of a working directory.
@@ -216,6 +232,8 @@ pub struct Loaded {
     pub automations: Vec<(String, String)>,
     /// Stored automation runs (`automation`, `created`, JSON), oldest first.
     pub automation_runs: Vec<(String, u64, String)>,
+    /// Stored annotations (`session`, JSON), oldest first.
+    pub annotations: Vec<(String, String)>,
 }
 
 /// The database.
@@ -248,6 +266,8 @@ CREATE TABLE IF NOT EXISTS automations(uri TEXT PRIMARY KEY, json TEXT NOT NULL)
 CREATE TABLE IF NOT EXISTS automation_runs(uri TEXT PRIMARY KEY, automation TEXT NOT NULL,
     created INTEGER NOT NULL, json TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS automation_runs_by_automation ON automation_runs(automation, created);
+CREATE TABLE IF NOT EXISTS annotations(session TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL,
+    PRIMARY KEY(session, id));
 ";
 
 /// Brings a database of an older host up to [`SCHEMA`]. `clients.proven` came later: bindings
@@ -408,6 +428,11 @@ impl Store {
             .prepare("SELECT automation, created, json FROM automation_runs ORDER BY created")?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
             .collect::<Result<_, _>>()?;
+        let annotations = self
+            .conn
+            .prepare("SELECT session, json FROM annotations ORDER BY rowid")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
         Ok(Loaded {
             last_seq,
             sessions,
@@ -416,6 +441,7 @@ impl Store {
             mcp_approvals,
             automations,
             automation_runs,
+            annotations,
         })
     }
 
@@ -522,6 +548,25 @@ impl Store {
                     }
                     Op::DeleteAutomationRun { uri } => {
                         tx.execute("DELETE FROM automation_runs WHERE uri = ?1", [uri])?;
+                    }
+                    Op::Annotation { session, id, json } => match json {
+                        // An update keeps the row (and so the annotation's place).
+                        Some(json) => {
+                            tx.execute(
+                                "INSERT INTO annotations(session, id, json) VALUES (?1, ?2, ?3) \
+                                 ON CONFLICT(session, id) DO UPDATE SET json = excluded.json",
+                                params![session, id, json],
+                            )?;
+                        }
+                        None => {
+                            tx.execute(
+                                "DELETE FROM annotations WHERE session = ?1 AND id = ?2",
+                                params![session, id],
+                            )?;
+                        }
+                    },
+                    Op::DeleteAnnotations { session } => {
+                        tx.execute("DELETE FROM annotations WHERE session = ?1", [session])?;
                     }
                     Op::DeleteSession { uri } => {
                         for table in ["sessions", "turns", "actions"] {

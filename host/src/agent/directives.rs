@@ -51,6 +51,24 @@ pub enum Directive {
         /// How long to wait for it, in seconds.
         timeout_secs: u64,
     },
+    /// `/annotate <file>:<line> <text>`: an annotation on line `line` (1-based) of a file of
+    /// the working directory, in the session's annotations channel (`hub/annotations.rs`).
+    Annotate {
+        /// Path relative to the working directory.
+        path: String,
+        /// 1-based line.
+        line: u32,
+        /// The annotation's first entry.
+        text: String,
+    },
+    /// `/canvas [--file <path>] <title>`: opens a canvas the host serves (`hub/canvases.rs`),
+    /// from its built-in template or from an HTML file of the working directory.
+    Canvas {
+        /// The canvas's title.
+        title: String,
+        /// The HTML file, relative to the working directory.
+        file: Option<String>,
+    },
     /// `/slow`: 250 ms between chunks from here on.
     Slow,
     /// `/fast`: no delay between chunks from here on.
@@ -136,6 +154,16 @@ pub const CATALOGUE: &[DirectiveInfo] = &[
         words: "run",
         args: "[--timeout <secs>] <command>",
         summary: "run a shell command in a terminal of the session and wait for it",
+    },
+    DirectiveInfo {
+        words: "annotate",
+        args: "<file>:<line> <text>",
+        summary: "annotate a line of a file of the working directory",
+    },
+    DirectiveInfo {
+        words: "canvas",
+        args: "[--file <path>] <title>",
+        summary: "open a canvas (a built-in page, or an HTML file of the working directory)",
     },
     DirectiveInfo {
         words: "slow",
@@ -241,6 +269,36 @@ fn parse_line(line: &str) -> Option<Directive> {
         "title" if !arg.is_empty() => Directive::Title(arg.into()),
         "prompt" if arg.is_empty() => Directive::Prompt,
         "run" => parse_run(arg)?,
+        "annotate" => {
+            let (place, text) = arg.split_once(char::is_whitespace)?;
+            let (path, line) = place.rsplit_once(':')?;
+            let line = line.parse::<u32>().ok().filter(|l| *l >= 1)?;
+            let text = text.trim();
+            if path.is_empty() || text.is_empty() {
+                return None;
+            }
+            Directive::Annotate {
+                path: path.into(),
+                line,
+                text: text.into(),
+            }
+        }
+        "canvas" => {
+            let (file, title) = match arg.strip_prefix("--file") {
+                Some(rest) if rest.starts_with(char::is_whitespace) => {
+                    let (path, title) = first_word(rest.trim_start(), "");
+                    (Some(path.to_owned()), title)
+                }
+                _ => (None, arg),
+            };
+            if title.is_empty() {
+                return None;
+            }
+            Directive::Canvas {
+                title: title.into(),
+                file,
+            }
+        }
         "slow" if arg.is_empty() => Directive::Slow,
         "fast" if arg.is_empty() => Directive::Fast,
         "long" => Directive::Long(arg.parse::<usize>().ok()?.min(MAX_LONG)),
@@ -318,6 +376,9 @@ mod tests {
                     "[json]" => "{}",
                     "[--timeout" => "--timeout",
                     "<secs>]" => "5",
+                    "<file>:<line>" => "a.txt:3",
+                    "[--file" => "--file",
+                    "<path>]" => "page.html",
                     _ => "x",
                 })
                 .collect::<Vec<_>>()
@@ -328,7 +389,7 @@ mod tests {
             assert_eq!(parse(&line).directives.len(), 1, "{line}");
             assert!(d.usage().starts_with(&format!("/{}", d.words)));
         }
-        assert_eq!(CATALOGUE.len(), 14);
+        assert_eq!(CATALOGUE.len(), 16);
         assert!(parse("/frobnicate now").directives.is_empty());
     }
 
@@ -390,6 +451,28 @@ mod tests {
             ]
         );
         assert_eq!(parse("/tool read").directives, vec![]);
+        assert_eq!(
+            parse("/annotate src/a.rs:12 look here\n/annotate a.rs:0 x\n/annotate a.rs nope\n/annotate a.rs:2")
+                .directives,
+            vec![Annotate {
+                path: "src/a.rs".into(),
+                line: 12,
+                text: "look here".into()
+            }]
+        );
+        assert_eq!(
+            parse("/canvas My board\n/canvas --file web/p.html Board\n/canvas").directives,
+            vec![
+                Canvas {
+                    title: "My board".into(),
+                    file: None
+                },
+                Canvas {
+                    title: "Board".into(),
+                    file: Some("web/p.html".into())
+                },
+            ]
+        );
         assert_eq!(
             parse("/run echo hi\n/run --timeout 2 sleep 9\n/run\n/run --timeout x y").directives,
             vec![

@@ -10,6 +10,7 @@ pub mod config;
 pub mod directives;
 mod exec;
 pub mod model;
+mod panels;
 pub mod prompt;
 mod run;
 pub mod text;
@@ -333,6 +334,8 @@ impl Turn {
                 ))
                 .await?
             }
+            Directive::Annotate { path, line, text } => self.annotate(path, line, text).await?,
+            Directive::Canvas { title, file } => self.canvas(title, file).await?,
             Directive::Slow => self.delay = Duration::from_millis(250),
             Directive::Fast => self.delay = Duration::ZERO,
             Directive::Stream { count, per_second } => self.stream(count, per_second).await?,

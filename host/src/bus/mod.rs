@@ -26,7 +26,8 @@ pub use jobs::{ChangesMsg, CustomizationKey, CustomizationRead, WatchOpened};
 pub use requests::{Authenticate, Request, SessionFilter};
 pub use requests_v1::RequestV1;
 pub use work::{
-    ChannelMessage, RunEnd, RunMsg, RunOutcome, RunRequest, ShellEvent, StepUp, ToolExpiry,
+    ChannelMessage, PanelAsk, PanelRequest, RunEnd, RunMsg, RunOutcome, RunRequest, ShellEvent,
+    StepUp, ToolExpiry,
 };
 
 use ahp_wasm::protocol::jsonrpc::RequestId;
@@ -194,6 +195,8 @@ pub enum HubMsg {
     },
     /// The agent's `/run` (`hub/terminals/run.rs`): start, or give up on (timed out).
     TerminalRun(Box<RunMsg>),
+    /// The agent's `/annotate` or `/canvas` (`hub/annotations.rs`, `hub/canvases.rs`).
+    Panel(Box<PanelRequest>),
     /// Changeset jobs and file changes (`hub/changesets.rs`).
     Changes(Box<ChangesMsg>),
     /// Stop the hub.

@@ -131,3 +131,40 @@ pub enum ShellEvent {
     /// OSC 0 or 2: the window title.
     Title(String),
 }
+
+/// The built-in agent's `/annotate` and `/canvas` (`hub/annotations.rs`, `hub/canvases.rs`):
+/// what to add to its session, answered with what to tell the user or why it was refused.
+#[derive(Debug)]
+pub struct PanelRequest {
+    /// Session URI.
+    pub session: String,
+    /// The turn that asks.
+    pub turn_id: String,
+    /// What to add.
+    pub ask: PanelAsk,
+    /// The answer: a line for the user, or why nothing was added.
+    pub reply: oneshot::Sender<Result<String, String>>,
+}
+
+/// What a [`PanelRequest`] adds.
+#[derive(Debug)]
+pub enum PanelAsk {
+    /// An annotation with one entry on a file of the working directory.
+    Annotate {
+        /// The file's `file://` URI.
+        resource: String,
+        /// Zero-based line the annotation covers.
+        line: u32,
+        /// The entry's text.
+        text: String,
+    },
+    /// A canvas whose page the host serves.
+    Canvas {
+        /// Its title.
+        title: String,
+        /// The HTML the host serves for it.
+        html: String,
+        /// Where the HTML comes from (`template` or `file`): the canvas's `canvasId`.
+        kind: &'static str,
+    },
+}

@@ -89,7 +89,7 @@ pub(super) fn snapshot_json<S: Serialize>(
 }
 
 /// How many features [`Hub::feature`] numbers.
-const FEATURES: usize = 9;
+const FEATURES: usize = 11;
 
 impl Hub {
     /// Feature `i` with the core, borrowed apart. The order is the order hooks run in.
@@ -103,7 +103,9 @@ impl Hub {
             5 => &mut self.agent_auth,
             6 => &mut self.model_agents,
             7 => &mut self.transform,
-            _ => &mut self.automations,
+            8 => &mut self.automations,
+            9 => &mut self.annotations,
+            _ => &mut self.canvases,
         };
         (feature, &mut self.core)
     }
@@ -120,6 +122,8 @@ impl Hub {
             &self.model_agents,
             &self.transform,
             &self.automations,
+            &self.annotations,
+            &self.canvases,
         ]
     }
 

@@ -37,11 +37,15 @@
 //! - `watches.rs`: resource watches (`createResourceWatch`, `ahp-resource-watch:` channels);
 //! - `changesets.rs`: each session's changeset (`ahp-changeset:` channels, operations);
 //! - `transform.rs`: where the agent's system prompt goes to be transformed by a client;
-//! - `automations/`: AHP 1.0 automations, their runs (which drive sessions) and the scheduler.
+//! - `automations/`: AHP 1.0 automations, their runs (which drive sessions) and the scheduler;
+//! - `annotations.rs`: AHP 1.0 annotations of sessions (`ahp-session:/<id>/annotations`);
+//! - `canvases.rs`: AHP 1.0 canvases the agent opens (`ahp-canvas:` channels, served pages).
 
 mod agent_auth;
+mod annotations;
 mod automations;
 mod base;
+mod canvases;
 mod changesets;
 mod commands;
 mod customizations;
@@ -116,6 +120,10 @@ pub struct Hub {
     transform: transform::Transform,
     /// AHP 1.0 automations and their runs.
     automations: automations::Automations,
+    /// AHP 1.0 annotations of the sessions.
+    annotations: annotations::Annotations,
+    /// AHP 1.0 canvases the agent opened.
+    canvases: canvases::Canvases,
 }
 
 impl Hub {
@@ -180,6 +188,10 @@ impl Hub {
         );
         let mut hub = Hub {
             automations,
+            annotations: annotations::Annotations::restored(std::mem::take(
+                &mut loaded.annotations,
+            )),
+            canvases: canvases::Canvases::default(),
             core,
             terminals: terminals::Terminals::default(),
             changesets: changesets::Changesets::default(),
@@ -312,6 +324,7 @@ impl Hub {
                 self.on_terminal_shell(&channel, id, event)
             }
             HubMsg::TerminalRun(msg) => self.on_terminal_run(*msg),
+            HubMsg::Panel(msg) => self.on_panel(*msg),
             HubMsg::Changes(msg) => self.on_changes(*msg),
             HubMsg::Shutdown => self.core.stopping = true,
         }

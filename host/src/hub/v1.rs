@@ -18,8 +18,10 @@
 //! 0.3.0 authorization and apply path (`dispatch.rs`), so the agent reacts to it as to a 0.3.0
 //! client's; its rejections reach the dispatcher as 1.0 envelopes ([`PendingV1`]).
 
+use super::annotations::Annotations;
 use super::automations;
 use super::base::Core;
+use super::canvases;
 use super::commands::{
     insert_subscription, invalid, session_not_found, InitializeOut, ReconnectSnapshotOut,
 };
@@ -115,6 +117,10 @@ impl Hub {
         let seq = self.core.seq;
         let json = if channel == ROOT_CHANNEL {
             snapshot_json(channel, &root_state(&self.core.root)?, seq)?
+        } else if let Some(session) = Annotations::session_of_channel(&self.core, channel) {
+            self.annotations.snapshot(session, seq)?
+        } else if canvases::is_channel(channel) {
+            self.canvases.snapshot(channel, seq)?
         } else if automations::is_channel(channel) {
             self.automations.snapshot(channel, seq)?
         } else if let Some(session) = self.core.sessions.get(channel) {
@@ -168,8 +174,8 @@ impl Hub {
                 ErrorObject::new(
                     errors::NOT_FOUND,
                     "no such channel for AHP 1.0 clients on this host (served: the root, \
-                     sessions and their default chats, terminals, changesets, resource \
-                     watches, the automations and their runs)",
+                     sessions and their default chats and annotations, terminals, changesets, \
+                     resource watches, the automations and their runs, canvases)",
                 )
             }
         })
@@ -179,6 +185,12 @@ impl Hub {
     fn subscribers_v1(&mut self, channel: &str) -> Option<&mut Vec<ConnId>> {
         if channel == ROOT_CHANNEL {
             return Some(&mut self.core.root_subs_v1);
+        }
+        if let Some(session) = Annotations::session_of_channel(&self.core, channel) {
+            return Some(self.annotations.subscribers_mut(session));
+        }
+        if canvases::is_channel(channel) {
+            return self.canvases.subscribers_mut(channel);
         }
         if automations::is_channel(channel) {
             return self.automations.subscribers_mut(channel);
@@ -487,6 +499,23 @@ impl Hub {
         origin: v03::ActionOrigin,
     ) {
         let channel = channel.to_owned();
+        if let Some(session) = Annotations::session_of_channel(&self.core, &channel) {
+            let session = session.to_owned();
+            let action = (action, json);
+            return self
+                .annotations
+                .dispatch(&mut self.core, conn, &session, action, &origin);
+        }
+        if Annotations::names_channel(&channel) && !self.core.sessions.contains_key(&channel) {
+            let reason = format!("no session {}", channel.trim_end_matches("/annotations"));
+            return self.reject_v1(conn, &channel, &json, &origin, &reason);
+        }
+        if self.canvases.has(&channel) {
+            let action = (action, json);
+            return self
+                .canvases
+                .dispatch(&mut self.core, conn, &channel, action, &origin);
+        }
         let (uri, view) = if let Some(session) = self.core.sessions.get(&channel) {
             let Some(mirror) = session.v1.as_ref() else {
                 return;
@@ -521,7 +550,7 @@ impl Hub {
                 Some(&origin),
                 Some(
                     "this host serves AHP 1.0 dispatches on sessions, their default chats, \
-                     terminals, the automations and their runs only",
+                     terminals, annotations, canvases, the automations and their runs only",
                 ),
             );
             self.core.outbox.push((conn, frame));
