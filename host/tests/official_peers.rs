@@ -447,13 +447,39 @@ async fn every_method_of_the_official_1_0_client_succeeds_and_every_frame_is_str
     let handle = client
         .dispatch(
             C.into(),
-            turn_started("t1", "Hello from the official client"),
+            turn_started("t1", "Hello from the official client\n/write note.txt hi"),
         )
         .await
         .expect("dispatch");
     assert!(handle.client_seq >= 0);
     until_turn_complete(&mut mirror, &mut events, "t1").await;
     mirror.settle(&mut events).await;
+    // The agent's file edit, followed live: completed, its text by reference (a `data:` URI
+    // the host reads back).
+    let turn = serde_json::to_value(&mirror.chat.turns[0]).unwrap();
+    let call = turn["responseParts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["kind"] == "toolCall")
+        .map(|p| p["toolCall"].clone())
+        .expect("the write_file call");
+    assert_eq!(call["status"], "completed", "{call}");
+    let edit = call["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "fileEdit")
+        .expect("a fileEdit")
+        .clone();
+    let after = edit["after"]["content"]["uri"]
+        .as_str()
+        .expect("a ContentRef");
+    let text = client
+        .resource_read(params(json!({"channel": ROOT, "uri": after})))
+        .await
+        .expect("resourceRead of the edit's content");
+    assert_eq!(text.data, "hi");
     let _: Value = client
         .request("fetchTurns", json!({"channel": C, "limit": 10}))
         .await

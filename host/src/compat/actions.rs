@@ -113,9 +113,7 @@ fn chat_action_of(kind: &str, action: &Value, before: &v1::ChatState) -> Option<
         "delta"
         | "usage"
         | "reasoning"
-        | "toolCallComplete"
         | "toolCallResultConfirmed"
-        | "toolCallContentChanged"
         | "truncated"
         | "pendingMessageSet"
         | "pendingMessageRemoved"
@@ -125,6 +123,11 @@ fn chat_action_of(kind: &str, action: &Value, before: &v1::ChatState) -> Option<
         | "isReadChanged"
         | "isArchivedChanged"
         | "activityChanged" => renamed(action, name, &[]),
+        "toolCallComplete" | "toolCallContentChanged" => {
+            let mut out = renamed(action, name, &[]);
+            super::content::edits_to_v03(&mut out);
+            out
+        }
         // 1.0 asks for input inside the active turn only.
         "inputRequested" => {
             before.active_turn.as_ref()?;

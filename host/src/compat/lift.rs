@@ -111,7 +111,9 @@ pub fn lift(state: &v03::SessionState, chat: &str) -> (Value, Value) {
         out.insert("activeTurn".into(), active);
     }
     copy(&mut out, &old, &["steeringMessage", "queuedMessages"]);
-    (Value::Object(session), Value::Object(out))
+    let mut chat = Value::Object(out);
+    super::content::edits_to_v1(&mut chat);
+    (Value::Object(session), chat)
 }
 
 /// A 0.3.0 turn as 1.0 has it: its error as an error part.
@@ -191,6 +193,8 @@ pub fn to_v1(
         | "toolCallResultConfirmed"
         | "toolCallContentChanged" => {
             out.remove("_meta");
+            super::content::edits_to_v1(out.get_mut("result").unwrap_or(&mut Value::Null));
+            super::content::edits_to_v1(out.get_mut("content").unwrap_or(&mut Value::Null));
             if let Some(edits) = out.get("edits") {
                 if !edits.get("items").is_some_and(Value::is_array) {
                     out.remove("edits");

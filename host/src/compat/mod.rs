@@ -26,6 +26,7 @@
 mod actions;
 mod change;
 mod channels;
+mod content;
 mod lift;
 mod state;
 
@@ -69,6 +70,10 @@ pub const GAPS: &[(&str, &str)] = &[
     (
         "several active clients",
         "0.3.0 has one active client: the view shows the first of the session's `activeClients`",
+    ),
+    (
+        "a file edit's content given by reference",
+        "0.3.0 has a file edit's text inline: a `data:` reference is decoded, any other shows as empty text",
     ),
     (
         "model and agent",

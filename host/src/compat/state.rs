@@ -102,6 +102,9 @@ fn copy(to: &mut Map<String, Value>, from: &Value, keys: &[&str]) {
 /// A completed 1.0 turn as 0.3.0 has it: no times, the error part of a failed turn as `error`.
 pub(super) fn turn(turn: &Value) -> Value {
     let mut out = Map::new();
+    let mut turn = turn.clone();
+    super::content::edits_to_v03(&mut turn);
+    let turn = &turn;
     copy(&mut out, turn, &["id", "message", "usage", "state"]);
     let parts = turn.get("responseParts").and_then(Value::as_array);
     let (parts, error) = response_parts(parts.map_or(&[][..], Vec::as_slice));
@@ -117,6 +120,9 @@ pub(super) fn turn(turn: &Value) -> Value {
 /// The active turn as 0.3.0 has it: no start time, no input-request or error parts.
 fn active_turn(turn: &Value) -> Value {
     let mut out = Map::new();
+    let mut turn = turn.clone();
+    super::content::edits_to_v03(&mut turn);
+    let turn = &turn;
     copy(&mut out, turn, &["id", "message", "usage"]);
     let parts = turn.get("responseParts").and_then(Value::as_array);
     let (parts, _) = response_parts(parts.map_or(&[][..], Vec::as_slice));

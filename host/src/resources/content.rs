@@ -62,6 +62,22 @@ fn conflict(msg: impl Into<String>) -> ErrorObject {
 impl Sandbox {
     /// `resourceRead`.
     pub fn read(&self, p: &ResourceReadParams) -> Result<ResourceReadResult, ErrorObject> {
+        // Content given inline (the host's file edits, to 1.0 clients): nothing to confine.
+        if p.uri.starts_with("data:") {
+            let bytes = data_uri_bytes(&p.uri).ok_or_else(|| invalid("a malformed data: URI"))?;
+            return Ok(match String::from_utf8(bytes) {
+                Ok(text) if !matches!(p.encoding, Some(ContentEncoding::Base64)) => {
+                    ResourceReadResult {
+                        data: text,
+                        encoding: ContentEncoding::Utf8,
+                        content_type: Some("text/plain".into()),
+                        extra: Default::default(),
+                    }
+                }
+                Ok(text) => base64_result(text.into_bytes()),
+                Err(e) => base64_result(e.into_bytes()),
+            });
+        }
         let path = self.existing(&uri_path(&p.uri)?)?;
         let file = nonblocking(std::fs::OpenOptions::new().read(true))
             .open(&path)
@@ -216,6 +232,44 @@ fn splice(file: &mut File, at: u64, data: &[u8]) -> std::io::Result<()> {
     file.write_all(&tail)
 }
 
+/// The bytes a `data:` URI carries (base64 or percent-encoded), or `None` when `uri` is not
+/// one or does not decode.
+pub fn data_uri_bytes(uri: &str) -> Option<Vec<u8>> {
+    let rest = uri.strip_prefix("data:")?;
+    let (meta, payload) = rest.split_once(',')?;
+    if meta.ends_with(";base64") {
+        base64::engine::general_purpose::STANDARD
+            .decode(payload)
+            .ok()
+    } else {
+        Some(percent_decode(payload))
+    }
+}
+
+fn percent_decode(s: &str) -> Vec<u8> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied(),
+            bytes.get(i + 2).copied(),
+        ) {
+            (b'%', Some(h), Some(l)) if hex(h).is_some() && hex(l).is_some() => {
+                out.push((hex(h).unwrap() * 16 + hex(l).unwrap()) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 fn base64_result(bytes: Vec<u8>) -> ResourceReadResult {
     ResourceReadResult {
         data: base64::engine::general_purpose::STANDARD.encode(bytes),
@@ -228,6 +282,17 @@ fn base64_result(bytes: Vec<u8>) -> ResourceReadResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_uris_decode() {
+        assert_eq!(data_uri_bytes("data:,a%20b%2").unwrap(), b"a b%2");
+        assert_eq!(
+            data_uri_bytes("data:text/plain;base64,aGk=").unwrap(),
+            b"hi"
+        );
+        assert_eq!(data_uri_bytes("data:;base64,%%%"), None);
+        assert_eq!(data_uri_bytes("file:///x"), None);
+    }
 
     #[test]
     fn the_etag_follows_the_content_and_big_files_get_a_metadata_one() {

@@ -24,7 +24,7 @@ use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, CONTRO
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-pub use content::list_dir;
+pub use content::{data_uri_bytes, list_dir};
 
 /// `Conflict`: an `ifMatch` precondition failed. The 0.3.0 schema names the error
 /// (`ResourceWriteParams.ifMatch`: "the server MUST fail with `Conflict`") but its
