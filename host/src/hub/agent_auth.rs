@@ -16,7 +16,9 @@ use super::base::Core;
 use super::features::Feature;
 use super::{ConnId, Hub, HubMsg};
 use crate::agent_auth::AgentLock;
-use ahp_wasm::protocol::jsonrpc::{methods, ErrorObject, RequestId, ROOT_CHANNEL};
+use ahp_wasm::protocol::jsonrpc::{
+    methods, notification_text, ErrorObject, RequestId, ROOT_CHANNEL,
+};
 use ahp_wasm::protocol::{
     errors, AuthRequiredErrorData, AuthRequiredParams, AuthRequiredReason, AuthenticateResult,
 };
@@ -104,13 +106,21 @@ impl Hub {
         let Some(lock) = &self.agent_auth.lock else {
             return;
         };
-        let params = AuthRequiredParams {
-            channel: ROOT_CHANNEL.into(),
-            resource: lock.resource().to_owned(),
-            reason: Some(AuthRequiredReason::Expired),
-            extra: Default::default(),
+        let frame = if self.core.is_v1(conn) {
+            // 1.0 names the resource by its metadata; 0.3.0 by its URI.
+            let params = serde_json::json!({
+                "channel": ROOT_CHANNEL, "resource": lock.metadata, "reason": "expired",
+            });
+            notification_text(methods::AUTH_REQUIRED, &params)
+        } else {
+            let params = AuthRequiredParams {
+                channel: ROOT_CHANNEL.into(),
+                resource: lock.resource().to_owned(),
+                reason: Some(AuthRequiredReason::Expired),
+                extra: Default::default(),
+            };
+            notification_text(methods::AUTH_REQUIRED, &params)
         };
-        let frame = ahp_wasm::protocol::jsonrpc::notification_text(methods::AUTH_REQUIRED, &params);
         self.core.outbox.push((conn, std::sync::Arc::from(frame)));
     }
 
