@@ -18,8 +18,8 @@
 mod common;
 #[path = "../../tests/support/split_mix.rs"]
 mod split_mix;
+mod v1_raw;
 
-use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::v1;
 use ahp_wasm::reduce::v1::{chat_reducer, session_reducer};
 use common::*;
@@ -27,6 +27,7 @@ use serde_json::{json, Value};
 use split_mix::SplitMix64;
 use std::collections::BTreeMap;
 use std::time::Duration;
+use v1_raw::V1;
 
 const TOKEN: &str = "durability-v1-test-token-0123456789";
 const S: &str = "ahp-session:/durable";
@@ -68,6 +69,22 @@ impl Ledger {
                 self.by_seq.insert(seq, same);
             }
         }
+        let action = &envelope["action"];
+        let turn_id = || action["turnId"].as_str().unwrap().to_owned();
+        if envelope["channel"] == C && action["type"] == "chat/turnStarted" {
+            let text = action["message"]["text"].as_str().unwrap().to_owned();
+            self.started.insert(turn_id(), text);
+        }
+        if envelope["channel"] == C && action["type"] == "chat/turnComplete" {
+            self.completed.entry(turn_id()).or_default();
+        }
+    }
+
+    /// What `other` saw, too.
+    fn merge(&mut self, who: &str, other: &Ledger) {
+        for envelope in other.by_seq.values() {
+            self.record(who, envelope);
+        }
     }
 
     fn highest(&self) -> u64 {
@@ -75,110 +92,57 @@ impl Ledger {
     }
 }
 
-/// A raw 1.0 connection that logs the envelopes it reads.
-struct V1 {
-    c: Client,
-    id: i64,
-    client_seq: u64,
-    /// The last `serverSeq` it saw (envelopes and snapshots).
+/// A raw 1.0 connection, its envelopes checked into the ledger as they come.
+struct Peer {
+    v: V1,
+    /// The last `serverSeq` it saw.
     seen: u64,
-    envelopes: Vec<Value>,
-    /// The secret the host bound the client id to (for `reconnect`).
-    secret: String,
+    /// How much of `v.log` the ledger has taken.
+    read: usize,
 }
 
-impl V1 {
-    async fn connect(url: &str, client_id: &str) -> V1 {
-        let mut v = V1 {
-            c: Client::connect_url(url, client_id).await,
-            id: 0,
-            client_seq: 0,
+impl Peer {
+    async fn connect(url: &str, client_id: &str) -> Peer {
+        Peer {
+            v: V1::connect_url(url, client_id).await,
             seen: 0,
-            envelopes: Vec::new(),
-            secret: String::new(),
-        };
-        let init = v
-            .request(
-                "initialize",
-                json!({"channel": ROOT_CHANNEL, "protocolVersions": ["1.0.0"],
-                       "clientId": client_id}),
-            )
-            .await;
-        assert_eq!(init["result"]["protocolVersion"], "1.0.0", "{init}");
-        v.secret = init["result"]["clientSecret"].as_str().unwrap().to_owned();
-        v
+            read: 0,
+        }
     }
 
-    async fn frame(&mut self, ledger: &mut Ledger) -> Option<Value> {
-        let frame = self.c.read_frame().await?;
-        if frame["method"] == "action" {
-            let envelope = frame["params"].clone();
+    /// The envelopes received since the last call, into the ledger: `serverSeq`s rise.
+    fn absorb(&mut self, ledger: &mut Ledger) {
+        let who = self.v.c.client_id.clone();
+        for envelope in &self.v.log[self.read..] {
             let seq = envelope["serverSeq"].as_u64().unwrap();
-            let who = self.c.client_id.clone();
             assert!(
                 seq > self.seen,
-                "{who}: serverSeq {seq} after {}: {envelope}, previous {}",
-                self.seen,
-                self.envelopes.last().unwrap_or(&Value::Null)
+                "{who}: serverSeq {seq} after {}: {envelope}",
+                self.seen
             );
             self.seen = seq;
-            ledger.record(&who, &envelope);
-            let action = &envelope["action"];
-            if action["type"] == "chat/turnStarted" && envelope["channel"] == C {
-                let id = action["turnId"].as_str().unwrap().to_owned();
-                let text = action["message"]["text"].as_str().unwrap().to_owned();
-                ledger.started.insert(id, text);
-            }
-            if action["type"] == "chat/turnComplete" && envelope["channel"] == C {
-                let id = action["turnId"].as_str().unwrap().to_owned();
-                ledger.completed.entry(id).or_default();
-            }
-            self.envelopes.push(envelope);
+            ledger.record(&who, envelope);
         }
-        Some(frame)
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Value {
-        let mut ledger = Ledger::default();
-        self.request_logged(method, params, &mut ledger).await
-    }
-
-    async fn request_logged(&mut self, method: &str, params: Value, ledger: &mut Ledger) -> Value {
-        self.id += 1;
-        let id = self.id;
-        let text = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.c.send_text(text.to_string()).await;
-        loop {
-            let frame = self.frame(ledger).await.expect("connection open");
-            if frame["id"] == id {
-                return frame;
-            }
-        }
+        self.read = self.v.log.len();
     }
 
     async fn subscribe(&mut self, channel: &str, ledger: &mut Ledger) -> Value {
-        let answer = self
-            .request_logged("subscribe", json!({"channel": channel}), ledger)
-            .await;
-        let snapshot = answer["result"]["snapshot"].clone();
-        assert!(snapshot.is_object(), "{answer}");
+        let snapshot = self.v.subscribe(channel).await;
+        self.absorb(ledger);
         snapshot
     }
 
     async fn start_turn(&mut self, turn_id: &str, text: &str) {
-        self.client_seq += 1;
         let action = json!({"type": "chat/turnStarted", "turnId": turn_id,
             "startedAt": "2026-01-01T00:00:00.000Z",
             "message": {"text": text, "origin": {"kind": "user"}}});
-        let frame = json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
-            "channel": C, "clientSeq": self.client_seq, "action": action}});
-        self.c.send_text(frame.to_string()).await;
+        self.v.dispatch(C, action).await;
     }
 
-    /// Reads frames until the chat's turn `turn_id` completed (or the connection closed).
+    /// Reads until the chat's turn `turn_id` completed (`true`) or the connection closed.
     async fn until_complete(&mut self, turn_id: &str, ledger: &mut Ledger) -> bool {
         let read = async {
-            while let Some(frame) = self.frame(ledger).await {
+            while let Some(frame) = self.v.try_frame().await {
                 let action = &frame["params"]["action"];
                 if action["type"] == "chat/turnComplete" && action["turnId"] == turn_id {
                     return true;
@@ -186,15 +150,18 @@ impl V1 {
             }
             false
         };
-        tokio::time::timeout(WAIT, read)
+        let done = tokio::time::timeout(WAIT, read)
             .await
-            .unwrap_or_else(|_| panic!("turn {turn_id} neither completed nor was cut"))
+            .unwrap_or_else(|_| panic!("turn {turn_id} neither completed nor was cut"));
+        self.absorb(ledger);
+        done
     }
 
-    /// Reads frames for `time` (or until the connection closes).
+    /// Reads for `time` (or until the connection closes).
     async fn read_for(&mut self, time: Duration, ledger: &mut Ledger) {
         let _ =
-            tokio::time::timeout(time, async { while self.frame(ledger).await.is_some() {} }).await;
+            tokio::time::timeout(time, async { while self.v.try_frame().await.is_some() {} }).await;
+        self.absorb(ledger);
     }
 }
 
@@ -246,10 +213,9 @@ async fn killed_hosts_keep_1_0_chats_and_never_reuse_a_server_seq() {
     let mut ledger = Ledger::default();
 
     let mut host = spawn();
-    let mut writer = V1::connect(&host.url(), "writer").await;
-    let created = writer.request("createSession", json!({"channel": S})).await;
-    assert!(created.get("result").is_some(), "{created}");
-    let mut watcher = V1::connect(&host.url(), "watcher").await;
+    let mut writer = Peer::connect(&host.url(), "writer").await;
+    writer.v.create_session(S).await;
+    let mut watcher = Peer::connect(&host.url(), "watcher").await;
     watcher.subscribe(S, &mut ledger).await;
     watcher.subscribe(C, &mut ledger).await;
     writer.subscribe(C, &mut ledger).await;
@@ -272,9 +238,7 @@ async fn killed_hosts_keep_1_0_chats_and_never_reuse_a_server_seq() {
             writer.read_for(wait, &mut scratch),
             watcher.read_for(wait, &mut ledger)
         );
-        for e in &writer.envelopes {
-            ledger.record("writer", e);
-        }
+        ledger.merge("writer", &scratch);
         host.kill_9();
 
         let highest = ledger.highest();
@@ -282,7 +246,7 @@ async fn killed_hosts_keep_1_0_chats_and_never_reuse_a_server_seq() {
         host = spawn();
         let url = host.url();
         // A fresh client: the restarted host's numbers and state.
-        let mut fresh = V1::connect(&url, &format!("fresh-{round}")).await;
+        let mut fresh = Peer::connect(&url, &format!("fresh-{round}")).await;
         fresh.subscribe(S, &mut ledger).await;
         let fresh_chat = fresh.subscribe(C, &mut ledger).await;
         let from = fresh_chat["fromSeq"].as_u64().unwrap();
@@ -333,23 +297,14 @@ async fn killed_hosts_keep_1_0_chats_and_never_reuse_a_server_seq() {
         // The watcher reconnects with what it saw, follows the next turn, and converges.
         let last = watcher.seen;
         watcher = {
-            let mut again = V1 {
-                c: Client::connect_url(&url, "watcher").await,
-                id: 0,
-                client_seq: 0,
+            let (v, answer) =
+                V1::reconnect(&url, "watcher", &watcher.v.secret, last, &[S, C]).await;
+            let mut again = Peer {
+                v,
                 seen: last,
-                envelopes: Vec::new(),
-                secret: watcher.secret.clone(),
+                read: 0,
             };
-            let answer = again
-                .request_logged(
-                    "reconnect",
-                    json!({"channel": ROOT_CHANNEL, "clientId": "watcher",
-                        "clientSecret": watcher.secret, "lastSeenServerSeq": last,
-                        "subscriptions": [S, C]}),
-                    &mut ledger,
-                )
-                .await;
+            again.absorb(&mut ledger);
             let result = &answer["result"];
             assert_eq!(result["type"], "snapshot", "round {round}: {answer}");
             let snapshots = result["snapshots"].as_array().unwrap();
@@ -364,7 +319,7 @@ async fn killed_hosts_keep_1_0_chats_and_never_reuse_a_server_seq() {
                 again.seen = again.seen.max(from);
             }
             let mut mirror = Mirror::from_snapshots(&session, &chat);
-            writer = V1::connect(&url, &format!("writer-{round}")).await;
+            writer = Peer::connect(&url, &format!("writer-{round}")).await;
             writer.subscribe(C, &mut ledger).await;
             let next = format!("r{round}-after");
             writer.start_turn(&next, "after the restart").await;
@@ -373,7 +328,7 @@ async fn killed_hosts_keep_1_0_chats_and_never_reuse_a_server_seq() {
             again
                 .read_for(Duration::from_millis(300), &mut ledger)
                 .await;
-            mirror.apply(&again.envelopes);
+            mirror.apply(&again.v.log);
             let session_now = fresh.subscribe(S, &mut ledger).await;
             let chat_now = fresh.subscribe(C, &mut ledger).await;
             let host_view = Mirror::from_snapshots(&session_now, &chat_now);
@@ -395,8 +350,6 @@ async fn killed_hosts_keep_1_0_chats_and_never_reuse_a_server_seq() {
             );
             again
         };
-        watcher.envelopes.clear();
-        writer.envelopes.clear();
     }
     host.kill_9();
 }

@@ -6,24 +6,12 @@ use super::*;
 #[tokio::test]
 async fn trigger_definitions_and_capabilities_are_offered() {
     let t = start_host().await;
-    let mut c = Client::connect(&t.host, "caps").await;
-    c.send_text(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "channel": ROOT_CHANNEL, "protocolVersions": ["1.0.0"], "clientId": "caps"}})
-        .to_string(),
-    )
-    .await;
-    let init = c.read_frame().await.unwrap();
+    let mut v = V1::connect(&t.host, "caps").await;
+    let init = v.init.clone();
     let caps = &init["result"]["automations"];
     for key in ["create", "schedules", "runCancellation"] {
         assert!(caps[key].is_object(), "{init}");
     }
-    let mut v = V1 {
-        c,
-        id: 1,
-        seq: 0,
-        log: Vec::new(),
-    };
     let listed = v
         .request(
             "listAutomationTriggerDefinitions",
@@ -52,7 +40,7 @@ async fn trigger_definitions_and_capabilities_are_offered() {
 #[tokio::test]
 async fn automations_are_updated_and_removed() {
     let t = start_host().await;
-    let mut v = V1::connect(&t, "editor").await;
+    let mut v = V1::connect(&t.host, "editor").await;
     let snapshot = v.subscribe(CATALOGUE).await;
     let uri = "ahp-automation:/edited";
     let seq = v
@@ -107,8 +95,8 @@ async fn automations_are_updated_and_removed() {
 #[tokio::test]
 async fn malformed_definitions_are_refused_and_change_nothing() {
     let t = start_host().await;
-    let mut v = V1::connect(&t, "bad").await;
-    let mut other = V1::connect(&t, "bystander").await;
+    let mut v = V1::connect(&t.host, "bad").await;
+    let mut other = V1::connect(&t.host, "bystander").await;
     let before = other.subscribe(CATALOGUE).await;
     v.subscribe(CATALOGUE).await;
     let uri = "ahp-automation:/good";
@@ -244,7 +232,7 @@ async fn a_locked_agent_runs_no_automation_for_a_client_that_did_not_unlock_it()
         })
     })
     .await;
-    let mut owner = V1::connect(&t, "unlocked").await;
+    let mut owner = V1::connect(&t.host, "unlocked").await;
     let auth = owner
         .request(
             "authenticate",
@@ -253,7 +241,7 @@ async fn a_locked_agent_runs_no_automation_for_a_client_that_did_not_unlock_it()
         .await;
     assert!(auth.get("result").is_some(), "{auth}");
     owner.subscribe(CATALOGUE).await;
-    let mut stranger = V1::connect(&t, "locked-out").await;
+    let mut stranger = V1::connect(&t.host, "locked-out").await;
     let before = stranger.subscribe(CATALOGUE).await;
     let uri = "ahp-automation:/guarded";
     let seq = stranger

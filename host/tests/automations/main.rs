@@ -7,6 +7,8 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../v1_raw/mod.rs"]
+mod v1_raw;
 #[path = "../v1_support/mod.rs"]
 mod v1_support;
 
@@ -14,9 +16,7 @@ mod catalogue;
 mod restart;
 mod runs;
 
-use ahp_host::RunningHost;
-use ahp_types_v1::actions::ActionEnvelope as OfficialEnvelope;
-use ahp_types_v1::state::{Snapshot as OfficialSnapshot, SnapshotState};
+use ahp_types_v1::state::SnapshotState;
 use ahp_v1::{Client as Official, ClientConfig, SubscriptionEvent};
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
@@ -25,115 +25,17 @@ use ahp_wasm::reduce::v1::{automation_reducer, automation_run_reducer};
 use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
+use v1_raw::V1;
 
 const CATALOGUE: &str = "ahp-automations://";
 
-/// A raw 1.0 connection that keeps every action envelope it receives.
-struct V1 {
-    c: Client,
-    id: u64,
-    seq: u64,
-    log: Vec<Value>,
+/// What the automation tests ask of a raw 1.0 connection beyond `v1_raw`'s.
+trait Entries {
+    /// Waits for `automation/set` of `uri` whose entry satisfies `done`; the entry.
+    async fn entry_until(&mut self, uri: &str, done: impl Fn(&Value) -> bool) -> Value;
 }
 
-impl V1 {
-    async fn connect(t: &TestHost, client_id: &str) -> V1 {
-        V1::connect_to(&t.host, client_id).await
-    }
-
-    async fn connect_to(host: &RunningHost, client_id: &str) -> V1 {
-        V1::connect_url(&url_with_token(host), client_id).await
-    }
-
-    async fn connect_url(url: &str, client_id: &str) -> V1 {
-        let c = Client::connect_url(url, client_id).await;
-        let mut v = V1 {
-            c,
-            id: 0,
-            seq: 0,
-            log: Vec::new(),
-        };
-        let init = v
-            .request(
-                "initialize",
-                json!({"channel": ROOT_CHANNEL, "protocolVersions": ["1.0.0"],
-                       "clientId": client_id}),
-            )
-            .await;
-        assert_eq!(init["result"]["protocolVersion"], "1.0.0", "{init}");
-        v
-    }
-
-    /// The next frame; action envelopes are logged, checked to decode as 1.0 actions.
-    async fn frame(&mut self) -> Value {
-        let frame = self.c.read_frame().await.expect("connection open");
-        if frame["method"] == "action" {
-            let envelope = frame["params"].clone();
-            let action: v1::StateAction = serde_json::from_value(envelope["action"].clone())
-                .unwrap_or_else(|e| panic!("a 1.0 action ({e}): {envelope}"));
-            assert!(!matches!(action, v1::StateAction::Unknown(_)), "{envelope}");
-            let _: OfficialEnvelope = serde_json::from_value(envelope.clone())
-                .unwrap_or_else(|e| panic!("an official 1.0 envelope ({e}): {envelope}"));
-            self.log.push(envelope);
-        }
-        if let Some(snapshot) = frame["result"].get("snapshot") {
-            let _: OfficialSnapshot = serde_json::from_value(snapshot.clone())
-                .unwrap_or_else(|e| panic!("an official 1.0 snapshot ({e}): {snapshot}"));
-        }
-        frame
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Value {
-        self.id += 1;
-        let id = self.id;
-        let text = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.c.send_text(text.to_string()).await;
-        loop {
-            let frame = self.frame().await;
-            if frame["id"] == id {
-                return frame;
-            }
-        }
-    }
-
-    async fn subscribe(&mut self, channel: &str) -> Value {
-        let answer = self.request("subscribe", json!({"channel": channel})).await;
-        answer["result"]["snapshot"].clone()
-    }
-
-    async fn dispatch(&mut self, channel: &str, action: Value) -> u64 {
-        self.seq += 1;
-        let text = json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
-            "channel": channel, "clientSeq": self.seq, "action": action}});
-        self.c.send_text(text.to_string()).await;
-        self.seq
-    }
-
-    /// Envelopes until one satisfies `done`.
-    async fn until(&mut self, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-        let read = async {
-            loop {
-                let frame = self.frame().await;
-                if frame["method"] == "action" && done(&frame["params"]) {
-                    return frame["params"].clone();
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(30), read)
-            .await
-            .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
-    }
-
-    /// The echo (or rejection) of this client's dispatch `seq`.
-    async fn echo(&mut self, seq: u64) -> Value {
-        let me = self.c.client_id.clone();
-        self.until("an echo", |e| {
-            e["origin"]["clientId"] == me.as_str() && e["origin"]["clientSeq"] == seq
-        })
-        .await
-    }
-
-    /// Waits for `automation/set` of `uri` whose entry satisfies `done`; the entry.
+impl Entries for V1 {
     async fn entry_until(&mut self, uri: &str, done: impl Fn(&Value) -> bool) -> Value {
         let envelope = self
             .until(&format!("{uri} to change"), |e| {
@@ -143,12 +45,6 @@ impl V1 {
             })
             .await;
         envelope["action"]["automation"].clone()
-    }
-
-    /// Whether the connection still answers.
-    async fn alive(&mut self) {
-        let answer = self.request("ping", json!({"channel": ROOT_CHANNEL})).await;
-        assert!(answer.get("error").is_none(), "{answer}");
     }
 }
 

@@ -5,7 +5,7 @@ use super::*;
 #[tokio::test]
 async fn automations_and_runs_survive_a_restart() {
     let t = start_host().await;
-    let mut v = V1::connect(&t, "keeper").await;
+    let mut v = V1::connect(&t.host, "keeper").await;
     v.subscribe(CATALOGUE).await;
     let uri = "ahp-automation:/kept";
     let mut def = definition("Kept", "remember me", json!([interval("tick", 3600)]));
@@ -26,7 +26,7 @@ async fn automations_and_runs_survive_a_restart() {
     let common::TestHost { host, data, work } = t;
     host.shutdown().await;
     let host = restart(data.path(), work.path()).await;
-    let mut v = V1::connect_to(&host, "keeper").await;
+    let mut v = V1::connect(&host, "keeper").await;
     let after = v.subscribe(CATALOGUE).await;
     assert_eq!(after["state"], catalogue["state"]);
     let after_run = v.subscribe(&run).await;
@@ -73,7 +73,7 @@ fn miss_occurrences(data: &std::path::Path, uri: &str) {
 #[tokio::test]
 async fn missed_occurrences_are_made_up_once_or_skipped_as_the_policy_says() {
     let t = start_host().await;
-    let mut v = V1::connect(&t, "misfire").await;
+    let mut v = V1::connect(&t.host, "misfire").await;
     v.subscribe(CATALOGUE).await;
     let trigger = |policy: &str| {
         json!([{"kind": "schedule", "id": "hourly", "misfirePolicy": policy,
@@ -96,7 +96,7 @@ async fn missed_occurrences_are_made_up_once_or_skipped_as_the_policy_says() {
     miss_occurrences(data.path(), once);
     miss_occurrences(data.path(), skip);
     let host = restart(data.path(), work.path()).await;
-    let mut v = V1::connect_to(&host, "misfire").await;
+    let mut v = V1::connect(&host, "misfire").await;
     v.subscribe(CATALOGUE).await;
     // The catch-up run may be over before this client subscribes: polled.
     let entry = settled(&mut v, once, |e| statuses(e) == ["completed"]).await;

@@ -6,7 +6,7 @@ use super::*;
 #[tokio::test]
 async fn an_interval_schedule_runs_sessions_whose_turns_complete() {
     let t = start_host().await;
-    let mut v = V1::connect(&t, "sched").await;
+    let mut v = V1::connect(&t.host, "sched").await;
     let snapshot = v.subscribe(CATALOGUE).await;
     assert_eq!(snapshot["state"]["entries"], json!([]), "{snapshot}");
     let uri = "ahp-automation:/every-second";
@@ -52,8 +52,8 @@ async fn an_interval_schedule_runs_sessions_whose_turns_complete() {
 #[tokio::test]
 async fn manual_runs_complete_and_cancelled_runs_end_cancelled() {
     let t = start_host().await;
-    let mut v = V1::connect(&t, "manual").await;
-    let mut other = V1::connect(&t, "watcher").await;
+    let mut v = V1::connect(&t.host, "manual").await;
+    let mut other = V1::connect(&t.host, "watcher").await;
     let snapshot = other.subscribe(CATALOGUE).await;
     v.subscribe(CATALOGUE).await;
     let quick = "ahp-automation:/quick";
@@ -260,7 +260,7 @@ async fn the_official_1_0_client_mirrors_the_catalogue_and_a_run() {
 #[tokio::test]
 async fn older_runs_are_paged_in_by_fetch_automation_runs() {
     let t = start_host().await;
-    let mut v = V1::connect(&t, "pager").await;
+    let mut v = V1::connect(&t.host, "pager").await;
     let snapshot = v.subscribe(CATALOGUE).await;
     let uri = "ahp-automation:/busy";
     let seq = v
@@ -313,7 +313,7 @@ async fn older_runs_are_paged_in_by_fetch_automation_runs() {
 #[tokio::test]
 async fn a_cron_schedule_fires_on_the_minute() {
     let t = start_host().await;
-    let mut v = V1::connect(&t, "cron").await;
+    let mut v = V1::connect(&t.host, "cron").await;
     v.subscribe(CATALOGUE).await;
     let uri = "ahp-automation:/every-minute";
     let trigger = json!([{"kind": "schedule", "id": "minute",
@@ -345,7 +345,7 @@ async fn a_cron_schedule_fires_on_the_minute() {
 #[tokio::test]
 async fn the_oldest_runs_beyond_the_kept_history_go_with_their_sessions() {
     let t = start_host().await;
-    let mut v = V1::connect(&t, "history").await;
+    let mut v = V1::connect(&t.host, "history").await;
     v.subscribe(CATALOGUE).await;
     let uri = "ahp-automation:/many";
     let seq = v

@@ -1,5 +1,5 @@
-//! A raw JSON-RPC AHP 1.0 client for the tests of 1.0-only channels (annotations,
-//! canvases): it logs every action envelope it receives (checked to decode with the SDK's and
+//! A raw JSON-RPC AHP 1.0 client for the host's 1.0 tests (annotations, canvases, automations,
+//! durability): it logs every action envelope it receives (checked to decode with the SDK's and
 //! the official 1.0 types) so a test can reduce them into a mirror.
 #![allow(dead_code)]
 
@@ -19,6 +19,10 @@ pub struct V1 {
     seq: u64,
     /// Every action envelope received, in order.
     pub log: Vec<Value>,
+    /// The secret the host bound the client id to (for `reconnect`).
+    pub secret: String,
+    /// The answer to its handshake.
+    pub init: Value,
 }
 
 impl V1 {
@@ -33,6 +37,8 @@ impl V1 {
             id: 0,
             seq: 0,
             log: Vec::new(),
+            secret: String::new(),
+            init: Value::Null,
         };
         let init = v
             .request(
@@ -42,16 +48,51 @@ impl V1 {
             )
             .await;
         assert_eq!(init["result"]["protocolVersion"], "1.0.0", "{init}");
+        v.secret = init["result"]["clientSecret"].as_str().unwrap().to_owned();
+        v.init = init;
         v
+    }
+
+    /// A connection of `client_id` that `reconnect`s (with `secret`) instead of initializing;
+    /// the answer.
+    pub async fn reconnect(
+        url: &str,
+        client_id: &str,
+        secret: &str,
+        last_seen: u64,
+        channels: &[&str],
+    ) -> (V1, Value) {
+        let mut v = V1 {
+            c: Client::connect_url(url, client_id).await,
+            id: 0,
+            seq: 0,
+            log: Vec::new(),
+            secret: secret.to_owned(),
+            init: Value::Null,
+        };
+        let answer = v
+            .request(
+                "reconnect",
+                json!({"channel": ROOT_CHANNEL, "clientId": client_id, "clientSecret": secret,
+                       "lastSeenServerSeq": last_seen, "subscriptions": channels}),
+            )
+            .await;
+        v.init = answer.clone();
+        (v, answer)
     }
 
     /// The next frame; action envelopes are checked and logged.
     pub async fn frame(&mut self) -> Value {
-        let read = self.c.read_frame();
-        let frame = tokio::time::timeout(Duration::from_secs(30), read)
+        let read = self.try_frame();
+        tokio::time::timeout(Duration::from_secs(30), read)
             .await
             .expect("a frame within 30 s")
-            .expect("connection open");
+            .expect("connection open")
+    }
+
+    /// [`V1::frame`], or `None` once the connection closed.
+    pub async fn try_frame(&mut self) -> Option<Value> {
+        let frame = self.c.read_frame().await?;
         if frame["method"] == "action" {
             let envelope = frame["params"].clone();
             let action: v1::StateAction = serde_json::from_value(envelope["action"].clone())
@@ -65,7 +106,7 @@ impl V1 {
             let _: OfficialSnapshot = serde_json::from_value(snapshot.clone())
                 .unwrap_or_else(|e| panic!("an official 1.0 snapshot ({e}): {snapshot}"));
         }
-        frame
+        Some(frame)
     }
 
     pub async fn request(&mut self, method: &str, params: Value) -> Value {
