@@ -114,6 +114,7 @@ async fn state_only_1_0_has_is_kept_and_survives_a_restart() {
     assert!(created.get("result").is_some(), "{created}");
     request(&mut raw, 3, "subscribe", json!({"channel": s})).await;
     request(&mut raw, 4, "subscribe", json!({"channel": c})).await;
+    request(&mut raw, 5, "subscribe", json!({"channel": ROOT_CHANNEL})).await;
     run_turn(&mut raw, c, 1, "t1").await;
 
     // A draft (chat) and the archived flag (session): 1.0 only, applied, echoed.
@@ -123,6 +124,15 @@ async fn state_only_1_0_has_is_kept_and_survives_a_restart() {
     let echo = dispatch(&mut raw, s, 3, archived).await;
     assert!(echo.get("rejectionReason").is_none(), "{echo}");
     let last_seq = echo["serverSeq"].as_u64().unwrap();
+    // 1.0 root subscribers hear of the session's new status.
+    let changed = loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["method"] == "root/sessionSummaryChanged" && frame["params"]["session"] == s {
+            break frame["params"]["changes"].clone();
+        }
+    };
+    let status = changed["status"].as_u64().unwrap_or_default() as u32;
+    assert_ne!(status & v1::SessionStatus::IsArchived.0, 0, "{changed}");
     // A 1.0-only action clients may not dispatch: rejected, nothing changed.
     let canvases = json!({"type": "chat/canvasesChanged", "canvases": []});
     let echo = dispatch(&mut raw, c, 4, canvases).await;

@@ -43,6 +43,7 @@ impl Hub {
         let Some(mirror) = session.v1.as_mut() else {
             return;
         };
+        let status = mirror.session.status;
         let applied = match mirror.apply(uri, on_session, &action, json.clone()) {
             Ok(applied) => applied,
             Err(reason) => return self.reject_v1(conn, channel, &json, &origin, reason),
@@ -60,6 +61,10 @@ impl Hub {
             let origin = Some(&origin).filter(|_| i == 0);
             let frame = envelope_frame(to, action, seq, origin, None);
             fanout(&mut self.core.outbox, subs, &frame);
+        }
+        let now = mirror.session.status;
+        if now != status {
+            self.core.v1_notify_status(uri, now);
         }
     }
 }
