@@ -1,6 +1,7 @@
 //! The host's AHP 1.0 state (`hub/v1_mirror.rs`, `hub/chats.rs`): always there, kept in
-//! SQLite with what only 1.0 has (a chat's draft, the session's archived flag), across restarts;
-//! a database of an older host (0.3.0 state only) is lifted once and kept.
+//! SQLite with what only 1.0 has (a chat's draft, the session's archived flag), across restarts
+//! and a kill -9 during a turn; a database of an older host (0.3.0 state only) is lifted once and
+//! kept.
 
 mod common;
 
@@ -40,7 +41,11 @@ async fn snapshots(url: &str, s: &str, c: &str) -> (v1::SessionState, v1::ChatSt
 
 /// A raw 1.0 connection (frames as JSON).
 async fn raw_v1(host: &ahp_host::RunningHost, client_id: &str) -> Client {
-    let mut raw = Client::connect(host, client_id).await;
+    raw_v1_url(&url_with_token(host), client_id).await
+}
+
+async fn raw_v1_url(url: &str, client_id: &str) -> Client {
+    let mut raw = Client::connect_url(url, client_id).await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "channel": ROOT_CHANNEL, "protocolVersions": ["1.0.0"], "clientId": client_id}});
     raw.send_text(init.to_string()).await;
@@ -176,6 +181,62 @@ async fn state_only_1_0_has_is_kept_and_survives_a_restart() {
     assert!(echo["serverSeq"].as_u64().unwrap() > last_seq, "{echo}");
     raw.close().await;
     host.shutdown().await;
+}
+
+#[tokio::test]
+async fn kill_9_during_a_turn_keeps_the_1_0_state_a_client_saw() {
+    const TOKEN: &str = "chats-test-token-0123456789abcdef";
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let spawn = || HostProcess::spawn(data.path(), work.path(), TOKEN, &["--chunk-delay-ms", "1"]);
+    let (s, c) = ("ahp-session:/killed", "ahp-chat:/killed/default");
+    let host = spawn();
+    let mut raw = raw_v1_url(&host.url(), "k1").await;
+    request(&mut raw, 2, "createSession", json!({"channel": s})).await;
+    request(&mut raw, 3, "subscribe", json!({"channel": c})).await;
+    run_turn(&mut raw, c, 1, "t1").await;
+    let started = json!({"type": "chat/turnStarted", "turnId": "long",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": "/long 5000", "origin": {"kind": "user"}}});
+    dispatch(&mut raw, c, 2, started).await;
+    // A draft typed while the agent streams; then some more of the stream.
+    let echo = dispatch(&mut raw, c, 3, draft("typed mid-turn")).await;
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    let mut last_seq = echo["serverSeq"].as_u64().unwrap();
+    let mut deltas = 0;
+    while deltas < 20 {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["params"]["action"]["type"] == "chat/delta" {
+            deltas += 1;
+            last_seq = last_seq.max(frame["params"]["serverSeq"].as_u64().unwrap());
+        }
+    }
+    host.kill_9();
+
+    let host = spawn();
+    let url = host.url();
+    let (_, chat) = snapshots(&url, s, c).await;
+    assert_eq!(
+        chat.draft.as_ref().map(|d| d.text.as_str()),
+        Some("typed mid-turn")
+    );
+    // The interrupted turn ended (with the host's restart error) after the completed one.
+    let ids: Vec<&str> = chat.turns.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["t1", "long"]);
+    assert!(chat.active_turn.is_none());
+    // The 0.3.0 view of the same session agrees.
+    let mut old = Client::connect_url(&url, "k-old").await;
+    old.initialize(&[]).await;
+    let view = session_state(&old.subscribe(s).await);
+    let view_ids: Vec<&str> = view.turns.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(view_ids, ids);
+    old.close().await;
+    let mut raw = raw_v1_url(&url, "k2").await;
+    request(&mut raw, 2, "subscribe", json!({"channel": c})).await;
+    let echo = dispatch(&mut raw, c, 1, draft("after")).await;
+    assert!(echo["serverSeq"].as_u64().unwrap() > last_seq, "{echo}");
+    raw.close().await;
+    host.kill_9();
 }
 
 /// The AHP 1.0 tables of a database, dropped: what a host before them left.
