@@ -247,9 +247,60 @@ fn as_older_database(data: &Path) {
 }
 
 fn stored_v1_heads(data: &Path) -> i64 {
+    stored_rows(data, "SELECT COUNT(*) FROM v1_sessions")
+}
+
+fn stored_rows(data: &Path, query: &str) -> i64 {
     let db = rusqlite::Connection::open(data.join("ahp-host.sqlite3")).unwrap();
-    db.query_row("SELECT COUNT(*) FROM v1_sessions", [], |r| r.get(0))
-        .unwrap()
+    db.query_row(query, [], |r| r.get(0)).unwrap()
+}
+
+#[tokio::test]
+async fn truncation_and_disposal_reach_the_stored_1_0_state() {
+    let t = start_host().await;
+    let (s, c) = ("ahp-session:/cut", "ahp-chat:/cut/default");
+    let gone = "ahp-session:/gone";
+    let mut old = Client::in_new_session(&t.host, "cutter", s).await;
+    for n in 0..3 {
+        let id = format!("t{n}");
+        old.send_message(s, &id, &format!("turn {n}")).await;
+        old.until_turn_end(&id).await;
+    }
+    let truncated: ahp_wasm::protocol::StateAction =
+        serde_json::from_value(json!({"type": "session/truncated", "turnId": "t0"})).unwrap();
+    old.dispatch(s, truncated).await;
+    old.send_message(s, "t3", "after the cut").await;
+    old.until_turn_end("t3").await;
+    old.create_session(gone).await;
+    old.subscribe(gone).await;
+    old.send_message(gone, "g0", "soon gone").await;
+    old.until_turn_end("g0").await;
+    old.call("disposeSession", json!({"channel": gone}))
+        .await
+        .expect("disposeSession");
+    old.close().await;
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    assert_eq!(
+        stored_v1_heads(data.path()),
+        1,
+        "the disposed session's 1.0 head went"
+    );
+    let gone_rows = stored_rows(
+        data.path(),
+        "SELECT (SELECT COUNT(*) FROM chat_turns WHERE session = 'ahp-session:/gone') + \
+         (SELECT COUNT(*) FROM v1_actions WHERE session = 'ahp-session:/gone')",
+    );
+    assert_eq!(
+        gone_rows, 0,
+        "nothing of the disposed session's 1.0 state is left"
+    );
+
+    let host = restart(data.path(), work.path()).await;
+    let (_, chat) = snapshots(&url_with_token(&host), s, c).await;
+    let ids: Vec<&str> = chat.turns.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["t0", "t3"]);
+    host.shutdown().await;
 }
 
 #[tokio::test]
