@@ -74,11 +74,12 @@ impl Session {
         Session {
             uri: Arc::from(uri),
             announced: loaded.state.summary.clone(),
-            // Stored in 1.0, or (a database of an older host) lifted once and stored.
-            v1: match loaded.v1 {
-                Some(v1) => Mirror::loaded(uri, v1),
-                None => Mirror::lift(&loaded.state),
-            },
+            // Stored in 1.0, or (a database of an older host, or a stored state without its
+            // default chat) lifted once and stored.
+            v1: loaded
+                .v1
+                .and_then(|v1| Mirror::loaded(uri, v1))
+                .or_else(|| Mirror::lift(&loaded.state)),
             state: loaded.state,
             subscribers: Vec::new(),
             agent: None,

@@ -88,7 +88,8 @@ impl Mirror {
         }
     }
 
-    /// The stored 1.0 state of session `uri`; `None` (logged) when it has no default chat.
+    /// The stored 1.0 state of session `uri`; `None` (logged) when it has no default chat (the
+    /// caller lifts it again from the 0.3.0 state).
     pub fn loaded(uri: &str, loaded: LoadedV1) -> Option<Mirror> {
         let LoadedV1 {
             head,
