@@ -17,13 +17,21 @@
 //! - `automation_runs(uri, automation, created, json)`: their runs, each the run's state;
 //! - `annotations(session, id, json)`: AHP 1.0 annotations of sessions (`hub/annotations.rs`),
 //!   one row per annotation, in the order they were created.
+//! - `v1_sessions(uri, head, head_seq)`, `chat_turns(chat, session, idx, turn_id, json)` and
+//!   `v1_actions(session, seq, channel, action)`: each session's AHP 1.0 state (`hub/v1_mirror.rs`)
+//!   the same way: the session and its chats without their completed turns, the chats' completed
+//!   turns, and the 1.0 actions applied after the head (the 1.0 reducers need no clock). A
+//!   session without a 1.0 head (a database of an older host) is lifted from its 0.3.0 state
+//!   once, when it loads.
 //!
 //! The hub commits one transaction per batch of messages *before* it sends anything from that
 //! batch, so an envelope a client has seen is on disk; `synchronous=NORMAL` in WAL mode survives
 //! a killed process (only an OS crash or power loss can lose the last transactions).
 
 use ahp_wasm::protocol::decode;
+use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::{ActionEnvelope, SessionState, Turn};
+use ahp_wasm::reduce::v1::{chat_reducer, session_reducer as session_reducer_v1};
 use ahp_wasm::reduce::{session_reducer, FixedClock};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
@@ -172,6 +180,67 @@ pub enum Op {
         /// Session URI.
         session: String,
     },
+    /// An AHP 1.0 action applied to a session's 1.0 state (its session or one of its chats).
+    V1Action {
+        /// Session URI.
+        session: Arc<str>,
+        /// `serverSeq` of its envelope.
+        seq: u64,
+        /// The session or chat channel.
+        channel: String,
+        /// The action's JSON.
+        action: String,
+    },
+    /// A new head of a session's 1.0 state; older 1.0 log entries of that session are dropped.
+    V1Head {
+        /// Session URI.
+        session: Arc<str>,
+        /// [`V1Head`] as JSON.
+        json: String,
+        /// The `serverSeq` the head includes.
+        seq: u64,
+    },
+    /// A completed turn of a 1.0 chat at position `idx`.
+    ChatTurn {
+        /// Chat URI.
+        chat: String,
+        /// Its session's URI.
+        session: Arc<str>,
+        /// Position in the chat's `turns`.
+        idx: usize,
+        /// The turn's id.
+        turn_id: String,
+        /// The turn (1.0).
+        json: String,
+    },
+    /// Completed turns of a 1.0 chat from `from_idx` on were removed.
+    TruncateChatTurns {
+        /// Chat URI.
+        chat: String,
+        /// First removed position.
+        from_idx: usize,
+    },
+}
+
+/// A session's stored AHP 1.0 state: the session and its chats, the chats without their
+/// completed turns (those are in `chat_turns`).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct V1Head {
+    /// The 1.0 session state.
+    pub session: v1::SessionState,
+    /// Its chats (`turns` empty).
+    pub chats: Vec<v1::ChatState>,
+}
+
+/// A session's AHP 1.0 state as loaded.
+#[derive(Debug)]
+pub struct LoadedV1 {
+    /// The head with every chat's completed turns, and the log after it applied.
+    pub head: V1Head,
+    /// Completed turns on disk, per chat (in `head.chats` order).
+    pub persisted_turns: Vec<usize>,
+    /// Log entries after the head.
+    pub since_head: usize,
 }
 
 /// An approved MCP server declaration of a working directory.
@@ -213,6 +282,8 @@ pub struct LoadedSession {
     pub turn_bytes: Vec<usize>,
     /// Log entries after the head.
     pub since_head: usize,
+    /// Its AHP 1.0 state; `None` for a session of an older host (never stored in 1.0).
+    pub v1: Option<LoadedV1>,
 }
 
 /// Everything loaded at startup.
@@ -268,6 +339,14 @@ CREATE TABLE IF NOT EXISTS automation_runs(uri TEXT PRIMARY KEY, automation TEXT
 CREATE INDEX IF NOT EXISTS automation_runs_by_automation ON automation_runs(automation, created);
 CREATE TABLE IF NOT EXISTS annotations(session TEXT NOT NULL, id TEXT NOT NULL, json TEXT NOT NULL,
     PRIMARY KEY(session, id));
+CREATE TABLE IF NOT EXISTS v1_sessions(uri TEXT PRIMARY KEY, head TEXT NOT NULL,
+    head_seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS chat_turns(chat TEXT NOT NULL, session TEXT NOT NULL,
+    idx INTEGER NOT NULL, turn_id TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY(chat, idx));
+CREATE INDEX IF NOT EXISTS chat_turns_by_session ON chat_turns(session);
+CREATE TABLE IF NOT EXISTS v1_actions(session TEXT NOT NULL, seq INTEGER NOT NULL,
+    channel TEXT NOT NULL, action TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS v1_actions_by_session ON v1_actions(session, seq);
 ";
 
 /// Brings a database of an older host up to [`SCHEMA`]. `clients.proven` came later: bindings
@@ -372,11 +451,13 @@ impl Store {
                 // Logged envelopes were applied once already; replaying them reproduces the state.
                 let _ = session_reducer(&mut state, &envelope.action, &FixedClock(*ts));
             }
+            let v1 = self.load_v1(&uri)?;
             sessions.push(LoadedSession {
                 state,
                 persisted_turns,
                 turn_bytes,
                 since_head: log.len(),
+                v1,
             });
         }
         sessions.sort_by(|a, b| {
@@ -443,6 +524,58 @@ impl Store {
             automation_runs,
             annotations,
         })
+    }
+
+    /// The AHP 1.0 state of session `uri`: head, the chats' completed turns, then the log.
+    fn load_v1(&self, uri: &str) -> Result<Option<LoadedV1>, StoreError> {
+        let Some((head, head_seq)) = self
+            .conn
+            .query_row(
+                "SELECT head, head_seq FROM v1_sessions WHERE uri = ?1",
+                [uri],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, u64>(1)?)),
+            )
+            .optional()?
+        else {
+            return Ok(None);
+        };
+        let mut head: V1Head = serde_json::from_str(&head)?;
+        let mut turns_q = self
+            .conn
+            .prepare_cached("SELECT json FROM chat_turns WHERE chat = ?1 ORDER BY idx")?;
+        let mut persisted_turns = Vec::with_capacity(head.chats.len());
+        for chat in &mut head.chats {
+            let turns: Vec<String> = turns_q
+                .query_map([&chat.resource], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            chat.turns = turns
+                .iter()
+                .map(|t| serde_json::from_str::<v1::Turn>(t).map(Arc::new))
+                .collect::<Result<_, _>>()?;
+            persisted_turns.push(chat.turns.len());
+        }
+        let log: Vec<(String, String)> = self
+            .conn
+            .prepare_cached(
+                "SELECT channel, action FROM v1_actions WHERE session = ?1 AND seq > ?2 \
+                 ORDER BY rowid",
+            )?
+            .query_map(params![uri, head_seq], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        for (channel, action) in &log {
+            let action: v1::StateAction = serde_json::from_str(action)?;
+            // Logged actions were applied once already; replaying them reproduces the state.
+            if channel == uri {
+                let _ = session_reducer_v1(&mut head.session, &action);
+            } else if let Some(chat) = head.chats.iter_mut().find(|c| &c.resource == channel) {
+                let _ = chat_reducer(chat, &action);
+            }
+        }
+        Ok(Some(LoadedV1 {
+            head,
+            persisted_turns,
+            since_head: log.len(),
+        }))
     }
 
     /// Writes a batch in one transaction, with the current `serverSeq`.
@@ -569,9 +702,57 @@ impl Store {
                         tx.execute("DELETE FROM annotations WHERE session = ?1", [session])?;
                     }
                     Op::DeleteSession { uri } => {
-                        for table in ["sessions", "turns", "actions"] {
+                        for table in ["sessions", "turns", "actions", "v1_sessions"] {
                             tx.execute(&format!("DELETE FROM {table} WHERE uri = ?1"), [&**uri])?;
                         }
+                        for table in ["chat_turns", "v1_actions"] {
+                            tx.execute(
+                                &format!("DELETE FROM {table} WHERE session = ?1"),
+                                [&**uri],
+                            )?;
+                        }
+                    }
+                    Op::V1Action {
+                        session,
+                        seq,
+                        channel,
+                        action,
+                    } => {
+                        tx.prepare_cached(
+                            "INSERT INTO v1_actions(session, seq, channel, action) \
+                             VALUES (?1, ?2, ?3, ?4)",
+                        )?
+                        .execute(params![&**session, seq, channel, action])?;
+                    }
+                    Op::V1Head { session, json, seq } => {
+                        tx.execute(
+                            "INSERT OR REPLACE INTO v1_sessions(uri, head, head_seq) \
+                             VALUES (?1, ?2, ?3)",
+                            params![&**session, json, seq],
+                        )?;
+                        tx.execute(
+                            "DELETE FROM v1_actions WHERE session = ?1 AND seq <= ?2",
+                            params![&**session, seq],
+                        )?;
+                    }
+                    Op::ChatTurn {
+                        chat,
+                        session,
+                        idx,
+                        turn_id,
+                        json,
+                    } => {
+                        tx.execute(
+                            "INSERT OR REPLACE INTO chat_turns(chat, session, idx, turn_id, json) \
+                             VALUES (?1, ?2, ?3, ?4, ?5)",
+                            params![chat, &**session, *idx as i64, turn_id, json],
+                        )?;
+                    }
+                    Op::TruncateChatTurns { chat, from_idx } => {
+                        tx.execute(
+                            "DELETE FROM chat_turns WHERE chat = ?1 AND idx >= ?2",
+                            params![chat, *from_idx as i64],
+                        )?;
                     }
                 }
             }

@@ -194,8 +194,8 @@ async fn a_1_0_client_runs_a_turn_in_the_default_chat_beside_a_0_3_0_client() {
     assert_eq!(s.chats[0].status, c.status);
     assert_ne!(s.chats[0].modified_at, optimistic.modified_at);
 
-    // Once no 1.0 client follows the session, a turn of the 0.3.0 client's is still there for
-    // the next one (the mirror is lifted again from the 0.3.0 state).
+    // With no 1.0 client following the session, a turn of the 0.3.0 client's is still there for
+    // the next one (the session's 1.0 state follows every 0.3.0 action).
     client.close();
     fresh.close();
     old.send_message(S, "t2", "Hello from 0.3.0").await;

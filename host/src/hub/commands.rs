@@ -640,6 +640,10 @@ impl Hub {
         let mut session = Session::new(state);
         session.record_turns(&mut self.core.ops);
         session.record_head(self.core.seq, &mut self.core.ops);
+        let session_uri = session.uri.clone();
+        if let Some(mirror) = &mut session.v1 {
+            mirror.record_all(&session_uri, self.core.seq, &mut self.core.ops);
+        }
         self.core.sessions.insert(uri.clone(), session);
         if let Some((conn, id)) = creator {
             self.core.respond(conn, id, &EmptyResult);

@@ -47,6 +47,7 @@ mod automations;
 mod base;
 mod canvases;
 mod changesets;
+mod chats;
 mod commands;
 mod customizations;
 mod dispatch;
@@ -211,9 +212,13 @@ impl Hub {
             if let Some(turn) = &s.state.active_turn {
                 interrupted.push((uri.clone(), turn.id.clone()));
             }
-            hub.core
-                .sessions
-                .insert(uri.clone(), Session::loaded(&uri, s));
+            let mut session = Session::loaded(&uri, s);
+            // A session of an older host: its lifted 1.0 state is stored once.
+            let seq = hub.core.seq;
+            if let Some(mirror) = session.v1.as_mut().filter(|m| m.needs_head) {
+                mirror.record_all(&session.uri, seq, &mut hub.core.ops);
+            }
+            hub.core.sessions.insert(uri.clone(), session);
         }
         for (uri, turn_id) in interrupted {
             hub.apply_server(&uri, turns::interrupted(&turn_id));

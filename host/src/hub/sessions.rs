@@ -12,6 +12,7 @@ use ahp_wasm::reduce::{session_reducer, Changed, Clock, Outcome};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
+use super::v1_mirror::Mirror;
 use super::ConnId;
 
 /// A fresh head (state without completed turns) is written at least this often, so a restart
@@ -45,7 +46,8 @@ pub(super) struct Session {
     announced: SessionSummary,
     /// `session/modelChanged` / `session/agentChanged` dispatched during a turn, applied after it.
     pub deferred: Vec<(StateAction, Option<ActionOrigin>)>,
-    /// The session as AHP 1.0 clients see it, while they use it (`v1.rs`).
+    /// The session's AHP 1.0 state (`v1_mirror.rs`); `None` only where a bug of the lift left
+    /// it without one (logged): the session is then not served to 1.0 clients.
     pub v1: Option<super::v1_mirror::Mirror>,
 }
 
@@ -55,7 +57,7 @@ impl Session {
         Session {
             uri: Arc::from(state.summary.resource.as_str()),
             announced: state.summary.clone(),
-            v1: None,
+            v1: Mirror::lift(&state),
             state,
             subscribers: Vec::new(),
             agent: None,
@@ -72,7 +74,12 @@ impl Session {
         Session {
             uri: Arc::from(uri),
             announced: loaded.state.summary.clone(),
-            v1: None,
+            // Stored in 1.0, or (a database of an older host, or a stored state without its
+            // default chat) lifted once and stored.
+            v1: loaded
+                .v1
+                .and_then(|v1| Mirror::loaded(uri, v1))
+                .or_else(|| Mirror::lift(&loaded.state)),
             state: loaded.state,
             subscribers: Vec::new(),
             agent: None,

@@ -1,13 +1,13 @@
 //! AHP 1.0 clients, beside the 0.3.0 ones (a strangler: every feature keeps working on the
 //! 0.3.0 state, untouched).
 //!
-//! Each session keeps, next to its 0.3.0 state, a 1.0 mirror ([`Mirror`]): the 1.0 session and
+//! Each session keeps, next to its 0.3.0 state, its 1.0 state ([`Mirror`]): the 1.0 session and
 //! its default chat (`ahp-chat:/<session id>/default`), lifted from the 0.3.0 state
-//! (`compat::lift`) when a 1.0 client first subscribes to either (or dispatches), and kept in
-//! step by [`super::base::Core::apply`] while 1.0 clients are subscribed: every applied 0.3.0
-//! action is translated (`compat::to_v1`) and reduced by the 1.0 reducers. When the last 1.0
-//! subscriber leaves, the mirror is dropped (a session only 0.3.0 clients use pays nothing for
-//! it); a snapshot or summary of a session without one is lifted on the spot. The 1.0 envelope carries the `serverSeq` of the 0.3.0 envelope
+//! (`compat::lift`) when the session is created (or a database of an older host opens), kept in
+//! step by [`super::base::Core::apply`]: every applied 0.3.0 action is translated
+//! (`compat::to_v1`) and reduced by the 1.0 reducers; and persisted (`store.rs`). 1.0-only
+//! actions clients dispatch (drafts, the session's read and archived flags) are reduced into it
+//! alone (`chats.rs`). The 1.0 envelope carries the `serverSeq` of the 0.3.0 envelope
 //! it comes from; a 0.3.0 action with no 1.0 form (or one the 1.0 reducer leaves alone) sends
 //! nothing to 1.0 clients. 1.0 envelopes are not kept for replay: a 1.0 client's `reconnect`
 //! gets fresh snapshots.
@@ -28,7 +28,7 @@ use super::commands::{
 use super::features::snapshot_json;
 use super::identity::Claim;
 use super::v1_channels::limit_reached;
-use super::v1_mirror::{envelope_frame, session_of_chat, Mirror, PendingV1, CHAT_PREFIX, V1};
+use super::v1_mirror::{envelope_frame, session_of_chat, PendingV1, CHAT_PREFIX, V1};
 use super::v1_root::{root_state, summary, with_mirror};
 use super::{fanout, ConnId, Hub};
 use crate::bus::RequestV1;
@@ -52,17 +52,24 @@ impl Core {
         origin: Option<&v03::ActionOrigin>,
         now: f64,
     ) {
-        let Some(mirror) = self.sessions.get_mut(uri).and_then(|s| s.v1.as_mut()) else {
+        let first = self.seq;
+        let Some(session) = self.sessions.get_mut(uri) else {
             return;
         };
-        for (i, (channel, json)) in mirror.follow(uri, action, now).into_iter().enumerate() {
-            // The translated action is the 0.3.0 envelope in 1.0's words: the same number. An
-            // action that follows it is another envelope: a number of its own (the store keeps
-            // the head, so a restart never hands it out again).
-            if i > 0 {
-                self.seq += 1;
-            }
-            let seq = self.seq;
+        let Some(mirror) = session.v1.as_mut() else {
+            return;
+        };
+        let applied = mirror.follow(uri, action, now);
+        if applied.is_empty() {
+            return;
+        }
+        // The translated action is the 0.3.0 envelope in 1.0's words: the same number. An
+        // action that follows it is another envelope: a number of its own (the store keeps
+        // the head, so a restart never hands it out again).
+        self.seq += applied.len() as u64 - 1;
+        mirror.record(&session.uri, first, &applied, &mut self.ops);
+        for (i, (channel, json)) in applied.into_iter().enumerate() {
+            let seq = first + i as u64;
             let subs = if channel == uri {
                 &mirror.session_subs
             } else {
@@ -134,38 +141,6 @@ impl Hub {
         RawJsonBuf::from_string(json).ok()
     }
 
-    /// The session of a 1.0 session or default chat channel, if it exists.
-    fn session_uri_of(&self, channel: &str) -> Option<String> {
-        if self.core.sessions.contains_key(channel) {
-            return Some(channel.to_owned());
-        }
-        session_of_chat(channel).filter(|uri| self.core.sessions.contains_key(uri))
-    }
-
-    /// Lifts the mirror of session `uri` unless it has one; whether it has one now.
-    fn ensure_mirror(&mut self, uri: &str) -> bool {
-        let Some(session) = self.core.sessions.get_mut(uri) else {
-            return false;
-        };
-        if session.v1.is_none() {
-            session.v1 = Mirror::lift(&session.state);
-        }
-        session.v1.is_some()
-    }
-
-    /// Drops the mirror of session `uri` when no 1.0 client is subscribed to it.
-    fn release_mirror_if_unused(&mut self, uri: &str) {
-        if let Some(session) = self.core.sessions.get_mut(uri) {
-            let unused = session
-                .v1
-                .as_ref()
-                .is_some_and(|m| m.session_subs.is_empty() && m.chat_subs.is_empty());
-            if unused {
-                session.v1 = None;
-            }
-        }
-    }
-
     fn subscribable_v1(&self, channel: &str) -> Result<RawJsonBuf, ErrorObject> {
         self.snapshot_v1(channel).ok_or_else(|| {
             if channel.starts_with("ahp-session:") || channel.starts_with(CHAT_PREFIX) {
@@ -212,15 +187,7 @@ impl Hub {
         if self.feature_has_channel(channel) {
             return self.subscribe_feature_v1(conn, channel);
         }
-        let session = self.session_uri_of(channel);
-        if let Some(uri) = &session {
-            self.ensure_mirror(uri);
-        }
-        let subscribed = self.subscribe_v1_to(conn, channel);
-        if let Some(uri) = &session {
-            self.release_mirror_if_unused(uri);
-        }
-        subscribed
+        self.subscribe_v1_to(conn, channel)
     }
 
     fn subscribe_v1_to(&mut self, conn: ConnId, channel: &str) -> Result<RawJsonBuf, ErrorObject> {
@@ -253,9 +220,6 @@ impl Hub {
             if let Some(subs) = self.subscribers_v1(channel) {
                 subs.retain(|&x| x != conn);
             }
-            if let Some(uri) = self.session_uri_of(channel) {
-                self.release_mirror_if_unused(&uri);
-            }
         }
         removed
     }
@@ -265,9 +229,6 @@ impl Hub {
         for channel in channels {
             if let Some(subs) = self.subscribers_v1(channel) {
                 subs.retain(|&x| x != conn);
-            }
-            if let Some(uri) = self.session_uri_of(channel) {
-                self.release_mirror_if_unused(&uri);
             }
         }
     }
@@ -479,15 +440,7 @@ impl Hub {
         let Ok(json) = serde_json::to_value(&p.action) else {
             return;
         };
-        let channel = p.channel;
-        let session = self.session_uri_of(&channel);
-        if let Some(uri) = &session {
-            self.ensure_mirror(uri);
-        }
-        self.dispatch_v1_on(conn, &channel, p.action, json, origin);
-        if let Some(uri) = &session {
-            self.release_mirror_if_unused(uri);
-        }
+        self.dispatch_v1_on(conn, &p.channel, p.action, json, origin);
     }
 
     fn dispatch_v1_on(
@@ -565,8 +518,8 @@ impl Hub {
             }
         };
         if actions.is_empty() {
-            let reason = "this action has no AHP 0.3.0 form: this host does not apply it yet";
-            return self.reject_v1(conn, &channel, &json, &origin, reason);
+            // 1.0-only state: it lives in the 1.0 state alone (`chats.rs`).
+            return self.apply_v1_only(conn, &uri, &channel, action, json, origin);
         }
         self.core.v1_pending = Some(PendingV1 {
             conn,

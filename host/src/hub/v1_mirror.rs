@@ -1,13 +1,15 @@
-//! The 1.0 mirror of a session ([`Mirror`]: the 1.0 session and its default chat) and the
-//! 1.0 frames: the low layer of the hub's AHP 1.0 part (`v1.rs`), which the core and the
-//! sessions hold without depending on the rest of it.
+//! The 1.0 state of a session ([`Mirror`]: the 1.0 session and its default chat, always
+//! present and persisted) and the 1.0 frames: the low layer of the hub's AHP 1.0 part
+//! (`v1.rs`), which the core and the sessions hold without depending on the rest of it.
 
 use crate::bus::ConnId;
 use crate::compat::{self, Target};
 use crate::replay::action_frame;
+use crate::store::{LoadedV1, Op};
 use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::v1;
 use ahp_wasm::reduce::v1::{chat_reducer, session_reducer};
+use ahp_wasm::reduce::Outcome;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -35,6 +37,25 @@ pub(super) struct Mirror {
     pub session_subs: Vec<ConnId>,
     /// 1.0 connections subscribed to the default chat.
     pub chat_subs: Vec<ConnId>,
+    /// Completed turns of the chat written to the `chat_turns` table.
+    persisted_turns: usize,
+    /// 1.0 log entries since the last head, and their bytes.
+    since_head: usize,
+    since_head_bytes: usize,
+    /// Lifted from a 0.3.0 state and not stored yet: the next [`Mirror::record_all`] writes it.
+    pub needs_head: bool,
+}
+
+/// A fresh 1.0 head is written at least this often (log entries), or every this many bytes of
+/// log, so a restart replays a bounded log (as the 0.3.0 state's, `sessions.rs`).
+const HEAD_EVERY: usize = 512;
+const HEAD_EVERY_BYTES: usize = 4 << 20;
+
+/// A head as written: the chats without their completed turns (borrowed, not cloned).
+#[derive(serde::Serialize)]
+struct HeadRef<'a> {
+    session: &'a v1::SessionState,
+    chats: [&'a v1::ChatState; 1],
 }
 
 impl Mirror {
@@ -52,6 +73,10 @@ impl Mirror {
                 chat_uri,
                 session_subs: Vec::new(),
                 chat_subs: Vec::new(),
+                persisted_turns: 0,
+                since_head: 0,
+                since_head_bytes: 0,
+                needs_head: true,
             }),
             Err(e) => {
                 eprintln!(
@@ -61,6 +86,136 @@ impl Mirror {
                 None
             }
         }
+    }
+
+    /// The stored 1.0 state of session `uri`; `None` (logged) when it has no default chat (the
+    /// caller lifts it again from the 0.3.0 state).
+    pub fn loaded(uri: &str, loaded: LoadedV1) -> Option<Mirror> {
+        let LoadedV1 {
+            head,
+            persisted_turns,
+            since_head,
+        } = loaded;
+        let chat_uri = head
+            .session
+            .default_chat
+            .clone()
+            .unwrap_or_else(|| default_chat_uri(uri));
+        let Some(i) = head.chats.iter().position(|c| c.resource == chat_uri) else {
+            eprintln!("ahp-host: the stored AHP 1.0 state of {uri} lacks its default chat");
+            return None;
+        };
+        let persisted_turns = persisted_turns.get(i).copied().unwrap_or(0);
+        let chat = head.chats.into_iter().nth(i)?;
+        Some(Mirror {
+            session: head.session,
+            chat,
+            chat_uri,
+            session_subs: Vec::new(),
+            chat_subs: Vec::new(),
+            persisted_turns,
+            since_head,
+            since_head_bytes: 0,
+            needs_head: false,
+        })
+    }
+
+    /// Queues the writes for 1.0 actions applied at `first_seq` and on, one number each
+    /// (`applied`: channel and action): the log entries, completed or truncated turns, and a new
+    /// head when the turns changed or the log grew long.
+    pub(super) fn record(
+        &mut self,
+        uri: &Arc<str>,
+        first_seq: u64,
+        applied: &[(String, Value)],
+        ops: &mut Vec<Op>,
+    ) {
+        for (i, (channel, action)) in applied.iter().enumerate() {
+            let action = action.to_string();
+            self.since_head += 1;
+            self.since_head_bytes += action.len();
+            ops.push(Op::V1Action {
+                session: uri.clone(),
+                seq: first_seq + i as u64,
+                channel: channel.clone(),
+                action,
+            });
+        }
+        let seq = first_seq + applied.len().saturating_sub(1) as u64;
+        let turns_changed = self.chat.turns.len() != self.persisted_turns;
+        if turns_changed || self.needs_head {
+            self.record_all(uri, seq, ops);
+        } else if self.since_head >= HEAD_EVERY || self.since_head_bytes >= HEAD_EVERY_BYTES {
+            self.record_head(uri, seq, ops);
+        }
+    }
+
+    /// Queues the completed turns not written yet and a head at `seq`.
+    pub(super) fn record_all(&mut self, uri: &Arc<str>, seq: u64, ops: &mut Vec<Op>) {
+        let len = self.chat.turns.len();
+        if len < self.persisted_turns {
+            ops.push(Op::TruncateChatTurns {
+                chat: self.chat_uri.clone(),
+                from_idx: len,
+            });
+            self.persisted_turns = len;
+        }
+        for idx in self.persisted_turns..len {
+            let turn = &self.chat.turns[idx];
+            let json = serde_json::to_string(&**turn).expect("turns always serialize");
+            ops.push(Op::ChatTurn {
+                chat: self.chat_uri.clone(),
+                session: uri.clone(),
+                idx,
+                turn_id: turn.id.clone(),
+                json,
+            });
+        }
+        self.persisted_turns = len;
+        self.record_head(uri, seq, ops);
+    }
+
+    /// Queues the 1.0 state without the chat's completed turns as the head at `seq`.
+    fn record_head(&mut self, uri: &Arc<str>, seq: u64, ops: &mut Vec<Op>) {
+        let turns = std::mem::take(&mut self.chat.turns);
+        let head = HeadRef {
+            session: &self.session,
+            chats: [&self.chat],
+        };
+        let json = serde_json::to_string(&head).expect("1.0 states always serialize");
+        self.chat.turns = turns;
+        ops.push(Op::V1Head {
+            session: uri.clone(),
+            json,
+            seq,
+        });
+        self.since_head = 0;
+        self.since_head_bytes = 0;
+        self.needs_head = false;
+    }
+
+    /// Applies a 1.0 action a client dispatched on the session (`on_session`) or the chat:
+    /// the channels and actions that applied (a chat change of the session's `chats` entry is
+    /// followed by `session/chatUpdated`), or why it did not.
+    pub(super) fn apply(
+        &mut self,
+        uri: &str,
+        on_session: bool,
+        action: &v1::StateAction,
+        json: Value,
+    ) -> Result<Vec<(String, Value)>, &'static str> {
+        if on_session {
+            if let Outcome::NoOp(e) = session_reducer(&mut self.session, action) {
+                return Err(e.reason());
+            }
+            return Ok(vec![(uri.to_owned(), json)]);
+        }
+        if let Outcome::NoOp(e) = chat_reducer(&mut self.chat, action) {
+            return Err(e.reason());
+        }
+        let mut out = vec![(self.chat_uri.clone(), json)];
+        out.extend(self.chat_updated().map(|a| (uri.to_owned(), a)));
+        Ok(out)
     }
 
     /// Keeps the mirror in step with a 0.3.0 action applied to the session `uri` at `now`

@@ -51,6 +51,21 @@ fn summary_changes(old: &Value) -> Option<Value> {
 }
 
 impl Core {
+    /// Tells the 1.0 root subscribers that session `uri`'s 1.0 status is now `status` (a change
+    /// only 1.0 has: its read or archived flag).
+    pub(super) fn v1_notify_status(&mut self, uri: &str, status: u32) {
+        if self.root_subs_v1.is_empty() {
+            return;
+        }
+        let params = json!({ "channel": ROOT_CHANNEL, "session": uri,
+            "changes": { "status": status } });
+        let frame: Arc<str> = Arc::from(jsonrpc::notification_text(
+            methods::SESSION_SUMMARY_CHANGED,
+            &params,
+        ));
+        fanout(&mut self.outbox, &self.root_subs_v1, &frame);
+    }
+
     /// Sends the 1.0 form of a root notification (0.3.0 `params`) to the 1.0 root subscribers;
     /// a notification 1.0 has no form of is not sent.
     pub(super) fn v1_notify_root(&mut self, method: &str, params: Value) {
@@ -71,9 +86,16 @@ impl Core {
                 serde_json::from_value::<v1::SessionRemovedParams>(params.clone()).map(|_| params)
             }
             methods::SESSION_SUMMARY_CHANGED => {
-                let Some(changes) = summary_changes(&params["changes"]) else {
+                let Some(mut changes) = summary_changes(&params["changes"]) else {
                     return;
                 };
+                // The 1.0 status, with the flags only 1.0 keeps (read, archived).
+                let mirror = session
+                    .and_then(|uri| self.sessions.get(uri))
+                    .and_then(|s| s.v1.as_ref());
+                if let (Some(status), Some(mirror)) = (changes.get_mut("status"), mirror) {
+                    *status = mirror.session.status.into();
+                }
                 let out =
                     json!({ "channel": ROOT_CHANNEL, "session": session, "changes": changes });
                 serde_json::from_value::<v1::SessionSummaryChangedParams>(out.clone()).map(|_| out)

@@ -1,0 +1,354 @@
+//! The host's AHP 1.0 state (`hub/v1_mirror.rs`, `hub/chats.rs`): always there, kept in
+//! SQLite with what only 1.0 has (a chat's draft, the session's archived flag), across restarts
+//! and a kill -9 during a turn; a database of an older host (0.3.0 state only) is lifted once and
+//! kept.
+
+mod common;
+
+use ahp_wasm::client::native::{AhpClient, ConnectOptions};
+use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
+use ahp_wasm::protocol::v1;
+use ahp_wasm::sync::v1::AnyState;
+use common::*;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Duration;
+
+fn options(client_id: &str) -> ConnectOptions {
+    ConnectOptions {
+        client_id: Some(client_id.into()),
+        protocol_versions: vec!["1.0.0".into()],
+        ..Default::default()
+    }
+}
+
+/// A fresh 1.0 client's snapshots of session `s` and its chat `c`.
+async fn snapshots(url: &str, s: &str, c: &str) -> (v1::SessionState, v1::ChatState) {
+    let client = AhpClient::connect(url, options("snapshot-reader"))
+        .await
+        .expect("a 1.0.0 handshake");
+    client.subscribe(s).await.expect("session");
+    client.subscribe(c).await.expect("chat");
+    let Some(AnyState::Session(session)) = client.state_v1(s) else {
+        panic!("{s} is a session");
+    };
+    let Some(AnyState::Chat(chat)) = client.state_v1(c) else {
+        panic!("{c} is a chat");
+    };
+    client.close();
+    (session, chat)
+}
+
+/// A raw 1.0 connection (frames as JSON).
+async fn raw_v1(host: &ahp_host::RunningHost, client_id: &str) -> Client {
+    raw_v1_url(&url_with_token(host), client_id).await
+}
+
+async fn raw_v1_url(url: &str, client_id: &str) -> Client {
+    let mut raw = Client::connect_url(url, client_id).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "channel": ROOT_CHANNEL, "protocolVersions": ["1.0.0"], "clientId": client_id}});
+    raw.send_text(init.to_string()).await;
+    let answer = answer_to(&mut raw, 1).await;
+    assert_eq!(answer["result"]["protocolVersion"], "1.0.0", "{answer}");
+    raw
+}
+
+async fn answer_to(raw: &mut Client, id: u64) -> Value {
+    loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["id"] == id {
+            return frame;
+        }
+    }
+}
+
+async fn request(raw: &mut Client, id: u64, method: &str, params: Value) -> Value {
+    let text = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    raw.send_text(text.to_string()).await;
+    answer_to(raw, id).await
+}
+
+/// Dispatches `action` on `channel` (subscribed to) and returns its echo (the envelope with
+/// its `clientSeq`).
+async fn dispatch(raw: &mut Client, channel: &str, seq: u64, action: Value) -> Value {
+    let frame = json!({"jsonrpc": "2.0", "method": "dispatchAction", "params": {
+        "channel": channel, "clientSeq": seq, "action": action}});
+    raw.send_text(frame.to_string()).await;
+    loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["method"] == "action"
+            && frame["params"]["channel"] == channel
+            && frame["params"]["origin"]["clientSeq"] == seq
+        {
+            return frame["params"].clone();
+        }
+    }
+}
+
+/// Runs one turn of the built-in agent in chat `c` (as a 1.0 client) to its end.
+async fn run_turn(raw: &mut Client, c: &str, seq: u64, turn_id: &str) {
+    let started = json!({"type": "chat/turnStarted", "turnId": turn_id,
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": format!("hello {turn_id}"), "origin": {"kind": "user"}}});
+    let echo = dispatch(raw, c, seq, started).await;
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        let action = &frame["params"]["action"];
+        if frame["params"]["channel"] == c
+            && action["type"] == "chat/turnComplete"
+            && action["turnId"] == turn_id
+        {
+            return;
+        }
+    }
+}
+
+fn draft(text: &str) -> Value {
+    json!({"type": "chat/draftChanged", "draft": {"text": text, "origin": {"kind": "user"}}})
+}
+
+#[tokio::test]
+async fn state_only_1_0_has_is_kept_and_survives_a_restart() {
+    let t = start_host().await;
+    let url = url_with_token(&t.host);
+    let (s, c) = ("ahp-session:/kept", "ahp-chat:/kept/default");
+    let mut raw = raw_v1(&t.host, "kept-client").await;
+    let created = request(&mut raw, 2, "createSession", json!({"channel": s})).await;
+    assert!(created.get("result").is_some(), "{created}");
+    request(&mut raw, 3, "subscribe", json!({"channel": s})).await;
+    request(&mut raw, 4, "subscribe", json!({"channel": c})).await;
+    request(&mut raw, 5, "subscribe", json!({"channel": ROOT_CHANNEL})).await;
+    run_turn(&mut raw, c, 1, "t1").await;
+
+    // A draft (chat) and the archived flag (session): 1.0 only, applied, echoed.
+    let echo = dispatch(&mut raw, c, 2, draft("half a thought")).await;
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    let archived = json!({"type": "session/isArchivedChanged", "isArchived": true});
+    let echo = dispatch(&mut raw, s, 3, archived).await;
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    let last_seq = echo["serverSeq"].as_u64().unwrap();
+    // 1.0 root subscribers hear of the session's new status.
+    let changed = loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["method"] == "root/sessionSummaryChanged" && frame["params"]["session"] == s {
+            break frame["params"]["changes"].clone();
+        }
+    };
+    let status = changed["status"].as_u64().unwrap_or_default() as u32;
+    assert_ne!(status & v1::SessionStatus::IsArchived.0, 0, "{changed}");
+    // A 1.0-only action clients may not dispatch: rejected, nothing changed.
+    let canvases = json!({"type": "chat/canvasesChanged", "canvases": []});
+    let echo = dispatch(&mut raw, c, 4, canvases).await;
+    assert!(
+        echo["rejectionReason"]
+            .as_str()
+            .is_some_and(|r| r.contains("may not dispatch")),
+        "{echo}"
+    );
+
+    let (session, chat) = snapshots(&url, s, c).await;
+    assert_eq!(
+        chat.draft.as_ref().map(|d| d.text.as_str()),
+        Some("half a thought")
+    );
+    assert_eq!(chat.turns.len(), 1);
+    assert_ne!(
+        session.status & v1::SessionStatus::IsArchived.0,
+        0,
+        "archived: {}",
+        session.status
+    );
+    // A 0.3.0 client of the same session is shown the session as before.
+    let mut old = Client::ready(&t.host, "old-client").await;
+    let view = session_state(&old.subscribe(s).await);
+    assert_eq!(view.turns.len(), 1);
+    old.close().await;
+    raw.close().await;
+
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = restart(data.path(), work.path()).await;
+    let url = url_with_token(&host);
+    let after = snapshots(&url, s, c).await;
+    assert_eq!(after.1, chat, "the chat after a restart");
+    assert_eq!(after.0, session, "the session after a restart");
+    // serverSeq is never reused: the next number is past the last one handed out.
+    let mut raw = raw_v1(&host, "kept-client-2").await;
+    request(&mut raw, 2, "subscribe", json!({"channel": c})).await;
+    let echo = dispatch(&mut raw, c, 1, draft("another")).await;
+    assert!(echo["serverSeq"].as_u64().unwrap() > last_seq, "{echo}");
+    raw.close().await;
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn kill_9_during_a_turn_keeps_the_1_0_state_a_client_saw() {
+    const TOKEN: &str = "chats-test-token-0123456789abcdef";
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let spawn = || HostProcess::spawn(data.path(), work.path(), TOKEN, &["--chunk-delay-ms", "1"]);
+    let (s, c) = ("ahp-session:/killed", "ahp-chat:/killed/default");
+    let host = spawn();
+    let mut raw = raw_v1_url(&host.url(), "k1").await;
+    request(&mut raw, 2, "createSession", json!({"channel": s})).await;
+    request(&mut raw, 3, "subscribe", json!({"channel": c})).await;
+    run_turn(&mut raw, c, 1, "t1").await;
+    let started = json!({"type": "chat/turnStarted", "turnId": "long",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": "/long 5000", "origin": {"kind": "user"}}});
+    dispatch(&mut raw, c, 2, started).await;
+    // A draft typed while the agent streams; then some more of the stream.
+    let echo = dispatch(&mut raw, c, 3, draft("typed mid-turn")).await;
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    let mut last_seq = echo["serverSeq"].as_u64().unwrap();
+    let mut deltas = 0;
+    while deltas < 20 {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["params"]["action"]["type"] == "chat/delta" {
+            deltas += 1;
+            last_seq = last_seq.max(frame["params"]["serverSeq"].as_u64().unwrap());
+        }
+    }
+    host.kill_9();
+
+    let host = spawn();
+    let url = host.url();
+    let (_, chat) = snapshots(&url, s, c).await;
+    assert_eq!(
+        chat.draft.as_ref().map(|d| d.text.as_str()),
+        Some("typed mid-turn")
+    );
+    // The interrupted turn ended (with the host's restart error) after the completed one.
+    let ids: Vec<&str> = chat.turns.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["t1", "long"]);
+    assert!(chat.active_turn.is_none());
+    // The 0.3.0 view of the same session agrees.
+    let mut old = Client::connect_url(&url, "k-old").await;
+    old.initialize(&[]).await;
+    let view = session_state(&old.subscribe(s).await);
+    let view_ids: Vec<&str> = view.turns.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(view_ids, ids);
+    old.close().await;
+    let mut raw = raw_v1_url(&url, "k2").await;
+    request(&mut raw, 2, "subscribe", json!({"channel": c})).await;
+    let echo = dispatch(&mut raw, c, 1, draft("after")).await;
+    assert!(echo["serverSeq"].as_u64().unwrap() > last_seq, "{echo}");
+    raw.close().await;
+    host.kill_9();
+}
+
+/// The AHP 1.0 tables of a database, dropped: what a host before them left.
+fn as_older_database(data: &Path) {
+    let db = rusqlite::Connection::open(data.join("ahp-host.sqlite3")).unwrap();
+    db.execute_batch("DROP TABLE v1_sessions; DROP TABLE chat_turns; DROP TABLE v1_actions;")
+        .unwrap();
+}
+
+fn stored_v1_heads(data: &Path) -> i64 {
+    stored_rows(data, "SELECT COUNT(*) FROM v1_sessions")
+}
+
+fn stored_rows(data: &Path, query: &str) -> i64 {
+    let db = rusqlite::Connection::open(data.join("ahp-host.sqlite3")).unwrap();
+    db.query_row(query, [], |r| r.get(0)).unwrap()
+}
+
+#[tokio::test]
+async fn truncation_and_disposal_reach_the_stored_1_0_state() {
+    let t = start_host().await;
+    let (s, c) = ("ahp-session:/cut", "ahp-chat:/cut/default");
+    let gone = "ahp-session:/gone";
+    let mut old = Client::in_new_session(&t.host, "cutter", s).await;
+    for n in 0..3 {
+        let id = format!("t{n}");
+        old.send_message(s, &id, &format!("turn {n}")).await;
+        old.until_turn_end(&id).await;
+    }
+    let truncated: ahp_wasm::protocol::StateAction =
+        serde_json::from_value(json!({"type": "session/truncated", "turnId": "t0"})).unwrap();
+    old.dispatch(s, truncated).await;
+    old.send_message(s, "t3", "after the cut").await;
+    old.until_turn_end("t3").await;
+    old.create_session(gone).await;
+    old.subscribe(gone).await;
+    old.send_message(gone, "g0", "soon gone").await;
+    old.until_turn_end("g0").await;
+    old.call("disposeSession", json!({"channel": gone}))
+        .await
+        .expect("disposeSession");
+    old.close().await;
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    assert_eq!(
+        stored_v1_heads(data.path()),
+        1,
+        "the disposed session's 1.0 head went"
+    );
+    let gone_rows = stored_rows(
+        data.path(),
+        "SELECT (SELECT COUNT(*) FROM chat_turns WHERE session = 'ahp-session:/gone') + \
+         (SELECT COUNT(*) FROM v1_actions WHERE session = 'ahp-session:/gone')",
+    );
+    assert_eq!(
+        gone_rows, 0,
+        "nothing of the disposed session's 1.0 state is left"
+    );
+
+    let host = restart(data.path(), work.path()).await;
+    let (_, chat) = snapshots(&url_with_token(&host), s, c).await;
+    let ids: Vec<&str> = chat.turns.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["t0", "t3"]);
+    host.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_database_of_an_older_host_is_lifted_once_and_kept() {
+    let t = start_host().await;
+    let (s, c) = ("ahp-session:/older", "ahp-chat:/older/default");
+    let mut old = Client::in_new_session(&t.host, "old-client", s).await;
+    for n in 0..2 {
+        let id = format!("t{n}");
+        old.send_message(s, &id, &format!("turn {n}")).await;
+        old.until_turn_end(&id).await;
+    }
+    let before = session_state(&old.subscribe(s).await);
+    old.close().await;
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    as_older_database(data.path());
+
+    let host = restart(data.path(), work.path()).await;
+    let url = url_with_token(&host);
+    let (session, chat) = snapshots(&url, s, c).await;
+    let ids: Vec<&str> = chat.turns.iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, ["t0", "t1"]);
+    assert_eq!(session.title, before.summary.title);
+    assert_eq!(session.default_chat.as_deref(), Some(c));
+    // The 0.3.0 state is untouched by the lift.
+    let mut old = Client::ready(&host, "old-client-2").await;
+    let view = session_state(&old.subscribe(s).await);
+    assert_eq!(comparable(&view), comparable(&before));
+    old.close().await;
+    // A 1.0-only change on the lifted state is kept from now on.
+    let mut raw = raw_v1(&host, "new-client").await;
+    request(&mut raw, 2, "subscribe", json!({"channel": c})).await;
+    let echo = dispatch(&mut raw, c, 1, draft("after the lift")).await;
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    raw.close().await;
+    host.shutdown().await;
+    assert_eq!(stored_v1_heads(data.path()), 1, "lifted once and stored");
+
+    let host = restart(data.path(), work.path()).await;
+    let url = url_with_token(&host);
+    let (_, again) = snapshots(&url, s, c).await;
+    assert_eq!(
+        again.draft.as_ref().map(|d| d.text.as_str()),
+        Some("after the lift")
+    );
+    assert_eq!(again.turns, chat.turns);
+    host.shutdown().await;
+    // Let the host's files go before the directories do.
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}
