@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 pub(crate) const S: &str = "ahp-session:/model";
 
-fn chunk(delta: Value, finish: Option<&str>) -> Vec<u8> {
+pub(crate) fn chunk(delta: Value, finish: Option<&str>) -> Vec<u8> {
     let data = json!({
         "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
         "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
@@ -20,7 +20,7 @@ fn chunk(delta: Value, finish: Option<&str>) -> Vec<u8> {
     sse(None, &data.to_string())
 }
 
-fn usage() -> Vec<u8> {
+pub(crate) fn usage() -> Vec<u8> {
     let data = json!({
         "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "test-model",
         "choices": [], "usage": {"prompt_tokens": 30, "completion_tokens": 12, "total_tokens": 42},
@@ -28,7 +28,7 @@ fn usage() -> Vec<u8> {
     sse(None, &data.to_string())
 }
 
-fn done() -> Vec<u8> {
+pub(crate) fn done() -> Vec<u8> {
     b"data: [DONE]\n\n".to_vec()
 }
 
@@ -47,7 +47,7 @@ pub(crate) fn text_reply(text: &str) -> Reply {
 }
 
 /// An answer that calls tools: `(id, name, arguments)` each, the arguments split in two chunks.
-fn tool_reply(calls: &[(&str, &str, &str)]) -> Reply {
+pub(crate) fn tool_reply(calls: &[(&str, &str, &str)]) -> Reply {
     let mut parts = vec![chunk(json!({"role": "assistant", "content": null}), None)];
     for (index, (id, name, args)) in calls.iter().enumerate() {
         let (a, b) = args.split_at(args.len() / 2);
@@ -67,7 +67,7 @@ fn tool_reply(calls: &[(&str, &str, &str)]) -> Reply {
 }
 
 /// The endpoint's model list (asked for once when the host starts).
-fn models() -> Reply {
+pub(crate) fn models() -> Reply {
     Reply::json(
         200,
         json!({"object": "list", "data": [
@@ -77,7 +77,7 @@ fn models() -> Reply {
 
 /// Provider `fake` at the server: configured model `test-model`, fast retries, and the
 /// configured `key` (none: it is to come from `authenticate`).
-fn fake_provider(server: &FakeServer, key: Option<&str>) -> Provider {
+pub(crate) fn fake_provider(server: &FakeServer, key: Option<&str>) -> Provider {
     let mut config = ProviderSpec {
         kind: Some("openai".into()),
         name: Some("fake".into()),
@@ -94,7 +94,7 @@ fn fake_provider(server: &FakeServer, key: Option<&str>) -> Provider {
 }
 
 /// A host with the fake provider, and a client in a new session of it.
-async fn host_with(server: &FakeServer, key: Option<&str>) -> (TestHost, Client) {
+pub(crate) async fn host_with(server: &FakeServer, key: Option<&str>) -> (TestHost, Client) {
     let provider = fake_provider(server, key);
     let host = start_host_with(move |c| c.providers.push(provider)).await;
     let mut c = Client::ready(&host.host, "client-a").await;
@@ -113,7 +113,7 @@ pub(crate) async fn model_session(c: &mut Client) {
     c.subscribe(S).await;
 }
 
-fn chat_requests(server: &FakeServer) -> Vec<Value> {
+pub(crate) fn chat_requests(server: &FakeServer) -> Vec<Value> {
     server
         .requests()
         .iter()
@@ -122,11 +122,11 @@ fn chat_requests(server: &FakeServer) -> Vec<Value> {
         .collect()
 }
 
-fn last_turn(state: &SessionState) -> &Turn {
+pub(crate) fn last_turn(state: &SessionState) -> &Turn {
     state.turns.last().expect("a turn")
 }
 
-fn tool_calls(turn: &Turn) -> Vec<&ToolCallState> {
+pub(crate) fn tool_calls(turn: &Turn) -> Vec<&ToolCallState> {
     turn.response_parts
         .iter()
         .filter_map(|p| match p {

@@ -8,6 +8,7 @@ mod common;
 
 mod anthropic;
 mod config;
+mod context;
 mod fake;
 mod host;
 mod host_keys;

@@ -560,7 +560,8 @@ async fn the_model_list_comes_from_get_models() {
         fixed,
         [ModelInfo {
             id: "m1".into(),
-            display_name: None
+            display_name: None,
+            context_window: None,
         }]
     );
     assert_eq!(server.requests().len(), 2);
