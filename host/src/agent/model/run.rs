@@ -297,7 +297,13 @@ impl Turn {
                     return Ok(denied());
                 }
                 let (_, result) = self.terminal_command(&id, &command, timeout).await?;
-                Ok(feed(&result))
+                // The summary holds the exit code: the model gets it on success too.
+                let (text, failed) = feed(&result);
+                let summary = history::result_text(None, &result.past_tense_message);
+                match text.contains(&summary) {
+                    true => Ok((text, failed)),
+                    false => Ok((format!("{summary}\n{text}"), failed)),
+                }
             }
             Route::Mcp { server, tool } => {
                 let Some(handle) = self.job.mcp.iter().find(|h| h.name == server).cloned() else {
