@@ -1,5 +1,5 @@
 //! Timestamps of a streamed text chunk at each stage of its way through the host (provider
-//! socket → SSE event → agent task → hub → WebSocket writer), so the per-chunk measurement
+//! socket → SSE event → agent task → hub → connection queue → WebSocket writer), so the per-chunk measurement
 //! (`tests/chunk_latency.rs`) can say where time goes. Off unless a test turns it on: a mark
 //! costs one relaxed atomic load then.
 
@@ -16,8 +16,10 @@ pub enum Stage {
     AgentGot,
     /// The agent handed its `session/delta` to the hub.
     AgentSent,
-    /// A connection's writer took the `session/delta` frame from its queue (the hub applied,
-    /// persisted and queued it).
+    /// The hub queued the `session/delta` frame for a connection (after it woke, applied the
+    /// action and committed it to SQLite).
+    Queued,
+    /// The connection's writer task took the frame from its queue.
     WriterGot,
     /// The frame was flushed to the socket.
     Flushed,

@@ -143,7 +143,7 @@ fn report(
     marks: &[Vec<Instant>],
     got: &Received,
 ) -> [Duration; 2] {
-    let [decoded, agent_got, agent_sent, writer_got, flushed] = marks else {
+    let [decoded, agent_got, agent_sent, queued, writer_got, flushed] = marks else {
         unreachable!()
     };
     // The first write is the role-only chunk: delta i came with write i + 1.
@@ -152,7 +152,13 @@ fn report(
         span("socket → SSE event decoded", true, written, decoded),
         span("event → agent task", true, decoded, agent_got),
         span("agent task → hub", true, agent_got, agent_sent),
-        span("hub → WebSocket writer", true, agent_sent, writer_got),
+        span(
+            "hub: wake, apply, SQLite commit, queue",
+            true,
+            agent_sent,
+            queued,
+        ),
+        span("queue → WebSocket writer task", true, queued, writer_got),
         span("writer → flushed", true, writer_got, flushed),
         span(
             "flushed → client read (loopback)",
@@ -179,7 +185,7 @@ fn report(
         sorted.sort();
         let who = if s.host { "host" } else { "test" };
         eprintln!(
-            "{:<40} {:>8} {:>8} {:>8} {:>8}  ({who})",
+            "{:<42} {:>8} {:>8} {:>8} {:>8}  ({who})",
             s.name,
             ms(percentile(&sorted, 50)),
             ms(percentile(&sorted, 90)),
@@ -189,7 +195,7 @@ fn report(
     }
     let mut blame = std::collections::BTreeMap::<&str, usize>::new();
     for i in (0..N).filter(|&i| host.took[i] > Duration::from_millis(1)) {
-        let worst = spans[..5].iter().max_by_key(|s| s.took[i]).unwrap();
+        let worst = spans[..6].iter().max_by_key(|s| s.took[i]).unwrap();
         *blame.entry(worst.name).or_default() += 1;
     }
     eprintln!(
@@ -201,10 +207,11 @@ fn report(
     [percentile(&sorted, 50), percentile(&sorted, 99)]
 }
 
-const STAGES: [Stage; 5] = [
+const STAGES: [Stage; 6] = [
     Stage::Decoded,
     Stage::AgentGot,
     Stage::AgentSent,
+    Stage::Queued,
     Stage::WriterGot,
     Stage::Flushed,
 ];
