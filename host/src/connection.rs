@@ -150,7 +150,13 @@ async fn write_loop(
         };
         let mut next = Some(first);
         let mut written = 0;
+        // `session/delta` frames of this batch, for the per-chunk probe.
+        let mut deltas = 0;
         while let Some(frame) = next.take() {
+            if crate::probe::on() && frame.contains("\"session/delta\"") {
+                crate::probe::mark(crate::probe::Stage::WriterGot);
+                deltas += 1;
+            }
             if frame.is_empty() {
                 // Graceful close requested after the frames queued before it.
                 let bye = sink.send(close(1000, "bye"));
@@ -182,6 +188,9 @@ async fn write_loop(
             _ = kill.cancelled() => break,
             r = tokio::time::timeout(write_timeout, sink.flush()) => r,
         };
+        for _ in 0..deltas {
+            crate::probe::mark(crate::probe::Stage::Flushed);
+        }
         match flushed {
             Ok(Ok(())) => {}
             Ok(Err(_)) => return kill.cancel(),

@@ -41,6 +41,7 @@ pub mod hub;
 pub mod mcp;
 pub mod params;
 pub mod peer;
+pub mod probe;
 pub mod providers;
 pub mod replay;
 pub mod resources;

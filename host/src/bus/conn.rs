@@ -95,6 +95,9 @@ impl ConnHandle {
             self.shared.drop_slow();
             return Err(QueueError::Slow);
         }
+        if crate::probe::on() && frame.contains("\"session/delta\"") {
+            crate::probe::mark(crate::probe::Stage::Queued);
+        }
         match self.tx.try_send(frame) {
             Ok(()) => Ok(()),
             Err(e) => {

@@ -107,13 +107,14 @@ impl Hub {
                 .find_map(|(conn, _)| self.model_agents.keys.get(conn)?.get(agent.name()))
                 .cloned()
         });
-        let model = state.summary.model.as_ref().map(|m| m.id.as_str());
-        let context = agent
-            .model_infos()
-            .into_iter()
-            .find(|m| Some(m.id.as_str()) == model)
-            .and_then(|m| m.max_context_window)
-            .map(|t| t as u64);
+        // A session that names no model runs the default one (the first).
+        let model = state
+            .summary
+            .model
+            .as_ref()
+            .map(|m| m.id.as_str())
+            .or_else(|| agent.models.first().map(|m| m.id.as_str()));
+        let context = model.and_then(|m| agent.context_window(m));
         let budget = history::budget(context);
         Some(ModelRun {
             provider: agent.provider.clone(),

@@ -122,7 +122,8 @@ pub fn headers(config: &ProviderConfig, key: Option<&Secret>) -> Result<HeaderMa
     Ok(headers)
 }
 
-/// The models of a `GET /v1/models` answer (`{"data": [{"id", "display_name"}]}`).
+/// The models of a `GET /v1/models` answer (`{"data": [{"id", "display_name",
+/// "max_input_tokens"?}]}`).
 pub fn parse_models(body: &Value) -> Result<Vec<ModelInfo>, ProviderError> {
     let data = body
         .get("data")
@@ -137,6 +138,10 @@ pub fn parse_models(body: &Value) -> Result<Vec<ModelInfo>, ProviderError> {
                     .get("display_name")
                     .and_then(Value::as_str)
                     .map(str::to_string),
+                context_window: m
+                    .get("max_input_tokens")
+                    .and_then(Value::as_u64)
+                    .filter(|&n| n > 0),
             })
         })
         .collect())

@@ -40,6 +40,10 @@ pub struct ProviderArgs {
     /// Most tokens per response when a turn names none.
     #[arg(long = "max-tokens", value_name = "N")]
     pub max_tokens: Vec<String>,
+    /// The models' context window in tokens (it sizes the conversation sent); default: what
+    /// the endpoint's model list says, else about 8k tokens.
+    #[arg(long = "context-window", value_name = "TOKENS")]
+    pub context_window: Vec<String>,
     /// A JSON file of providers (`{"providers": [{"kind": "openai", ...}]}`); repeatable.
     #[arg(long = "provider-config", value_name = "FILE")]
     pub provider_config: Vec<PathBuf>,
@@ -55,6 +59,7 @@ const GROUPED: &[(&str, &str)] = &[
     ("api_key_file", "api-key-file"),
     ("api_key_from_client", "api-key-from-client"),
     ("max_tokens", "max-tokens"),
+    ("context_window", "context-window"),
 ];
 
 impl ProviderArgs {

@@ -14,6 +14,10 @@ use std::time::Duration;
 /// Largest provider config file read.
 pub const MAX_CONFIG_FILE_BYTES: u64 = 1 << 20;
 
+/// The range of a configured context window, in tokens.
+pub const MIN_CONTEXT_WINDOW: u32 = 256;
+pub const MAX_CONTEXT_WINDOW: u32 = 100_000_000;
+
 /// Which wire format an endpoint speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ProviderKind {
@@ -124,6 +128,10 @@ pub struct ProviderConfig {
     pub anthropic_version: String,
     /// `max_tokens` when the request names none.
     pub max_tokens: u32,
+    /// The models' context window in tokens, when given: it sizes the conversation sent
+    /// (`agent/model/history.rs`) and wins over what the endpoint lists (a server may run a
+    /// model with less context than the model takes).
+    pub context_window: Option<u32>,
     pub timeouts: Timeouts,
     pub retry: RetryPolicy,
     /// Bound of one response's bytes (a stream, or a model list).
@@ -163,6 +171,7 @@ pub struct ProviderSpec {
     pub key_header: Option<String>,
     pub anthropic_version: Option<String>,
     pub max_tokens: Option<u32>,
+    pub context_window: Option<u32>,
     pub connect_timeout_ms: Option<u64>,
     pub first_byte_timeout_ms: Option<u64>,
     pub idle_timeout_ms: Option<u64>,
@@ -187,6 +196,7 @@ pub const PROVIDER_FLAGS: &[&str] = &[
     "api-key-file",
     "api-key-from-client",
     "max-tokens",
+    "context-window",
 ];
 
 impl ProviderSpec {
@@ -244,6 +254,12 @@ impl ProviderSpec {
                     spec.max_tokens = Some(value.parse().map_err(|_| ConfigError {
                         provider: format!("#{n}"),
                         message: format!("--max-tokens `{value}` is not a whole number"),
+                    })?);
+                }
+                "context-window" => {
+                    spec.context_window = Some(value.parse().map_err(|_| ConfigError {
+                        provider: format!("#{n}"),
+                        message: format!("--context-window `{value}` is not a whole number"),
                     })?);
                 }
                 other => {
@@ -388,6 +404,14 @@ impl ProviderSpec {
                 "maxTokens {max_tokens} is not in 1..=1000000"
             )));
         }
+        if let Some(window) = self.context_window {
+            if !(MIN_CONTEXT_WINDOW..=MAX_CONTEXT_WINDOW).contains(&window) {
+                return Err(fail(format!(
+                    "contextWindow {window} is not in \
+                     {MIN_CONTEXT_WINDOW}..={MAX_CONTEXT_WINDOW} tokens"
+                )));
+            }
+        }
         let defaults = Timeouts::default();
         let ms = |value: Option<u64>, default: Duration, what: &str| match value {
             None => Ok(default),
@@ -429,6 +453,7 @@ impl ProviderSpec {
             key_header,
             anthropic_version,
             max_tokens,
+            context_window: self.context_window,
             timeouts,
             retry,
             max_response_bytes: 64 << 20,

@@ -122,12 +122,29 @@ pub fn parse_models(body: &Value) -> Result<Vec<ModelInfo>, ProviderError> {
         .ok_or_else(|| ProviderError::MalformedChunk("the model list has no `data`".into()))?;
     Ok(data
         .iter()
-        .filter_map(|m| m.get("id")?.as_str())
-        .map(|id| ModelInfo {
-            id: id.to_string(),
-            display_name: None,
+        .filter_map(|m| {
+            Some(ModelInfo {
+                id: m.get("id")?.as_str()?.to_string(),
+                display_name: None,
+                context_window: context_window(m),
+            })
         })
         .collect())
+}
+
+/// The context window a listed model states, under the names the compatible servers use:
+/// `context_length` (OpenRouter), `max_model_len` (vLLM), `context_window` (Groq),
+/// `max_context_length` (Mistral, LM Studio). Plain OpenAI and Ollama state none.
+fn context_window(model: &Value) -> Option<u64> {
+    [
+        "context_length",
+        "max_model_len",
+        "context_window",
+        "max_context_length",
+    ]
+    .iter()
+    .find_map(|k| model.get(*k)?.as_u64())
+    .filter(|&n| n > 0)
 }
 
 #[derive(Deserialize)]

@@ -137,6 +137,7 @@ impl Provider {
             .map(|id| ModelInfo {
                 id: id.clone(),
                 display_name: None,
+                context_window: None,
             })
             .collect())
     }

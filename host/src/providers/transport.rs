@@ -206,6 +206,9 @@ impl Run {
             };
             for event in out.drain(..) {
                 *emitted = true;
+                if crate::probe::on() && matches!(event, ProviderEvent::TextDelta(_)) {
+                    crate::probe::mark(crate::probe::Stage::Decoded);
+                }
                 if self.tx.send(Ok(event)).await.is_err() {
                     return Ok(());
                 }

@@ -146,4 +146,6 @@ pub struct ModelInfo {
     pub id: String,
     /// A display name, when the endpoint gives one.
     pub display_name: Option<String>,
+    /// Its context window in tokens, when the endpoint says.
+    pub context_window: Option<u64>,
 }

@@ -485,6 +485,21 @@ impl Client {
         self.dispatch(channel, turn_started(turn_id, text)).await
     }
 
+    /// The next text frame straight off the socket and when it was read, before any
+    /// decoding (the inbox is not looked at): for timing what the host sends.
+    pub async fn raw_text(&mut self) -> Option<(std::time::Instant, String)> {
+        loop {
+            match self.ws.next().await? {
+                Ok(WsMessage::Text(t)) => return Some((std::time::Instant::now(), t.to_string())),
+                Ok(WsMessage::Close(_)) | Err(_) => {
+                    self.closed = true;
+                    return None;
+                }
+                Ok(_) => continue,
+            }
+        }
+    }
+
     /// The next notification (from the inbox first).
     pub async fn notification(&mut self) -> Option<Value> {
         loop {

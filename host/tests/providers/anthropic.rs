@@ -431,7 +431,7 @@ async fn the_model_list_comes_from_get_v1_models() {
         {"type": "model", "id": "claude-sonnet-4-5", "display_name": "Claude Sonnet 4.5",
          "created_at": "2025-09-29T00:00:00Z"},
         {"type": "model", "id": "claude-haiku-4-5", "display_name": "Claude Haiku 4.5",
-         "created_at": "2025-10-01T00:00:00Z"},
+         "created_at": "2025-10-01T00:00:00Z", "max_input_tokens": 200000},
     ], "has_more": false, "first_id": "claude-sonnet-4-5", "last_id": "claude-haiku-4-5"});
     let server = FakeServer::start(vec![Reply::json(200, list)]).await;
     let provider = provider("anthropic", &server.url(""));
@@ -439,6 +439,11 @@ async fn the_model_list_comes_from_get_v1_models() {
     assert_eq!(models.len(), 2);
     assert_eq!(models[0].id, "claude-sonnet-4-5");
     assert_eq!(models[1].display_name.as_deref(), Some("Claude Haiku 4.5"));
+    assert_eq!(
+        (models[0].context_window, models[1].context_window),
+        (None, Some(200_000)),
+        "the window where the list states it"
+    );
     let sent = &server.requests()[0];
     assert_eq!(
         (sent.method.as_str(), sent.target.as_str()),

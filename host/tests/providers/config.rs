@@ -38,6 +38,8 @@ fn flags_after_each_provider_configure_it() {
         "ANTHROPIC_API_KEY",
         "--max-tokens",
         "8192",
+        "--context-window",
+        "200000",
         "--model",
         "claude-sonnet-4-5",
     ])
@@ -57,6 +59,8 @@ fn flags_after_each_provider_configure_it() {
     assert_eq!(ollama.key_variable(), None);
     assert_eq!(claude.models, ["claude-sonnet-4-5"]);
     assert_eq!(claude.max_tokens, 8192);
+    assert_eq!(claude.context_window, Some(200_000));
+    assert_eq!(ollama.context_window, None, "unknown unless given");
     assert_eq!(claude.timeouts.idle, Duration::from_secs(60));
     assert_eq!(claude.retry.max_attempts, 3);
     assert!(parse(&[]).unwrap().is_empty());
@@ -108,6 +112,10 @@ fn flag_mistakes_are_named() {
         (
             &["--provider", "openai", "--max-tokens", "lots"],
             "--max-tokens `lots` is not a whole number",
+        ),
+        (
+            &["--provider", "openai", "--context-window", "8k"],
+            "--context-window `8k` is not a whole number",
         ),
         (
             &["--provider", "openai", "--model", "m", "--model", "m"],
@@ -221,6 +229,14 @@ fn config_file_mistakes_are_named() {
         (
             r#"{"providers": [{"kind": "openai", "idleTimeoutMs": 0}]}"#,
             "idleTimeoutMs 0",
+        ),
+        (
+            r#"{"providers": [{"kind": "openai", "contextWindow": 10}]}"#,
+            "contextWindow 10 is not in 256..=100000000 tokens",
+        ),
+        (
+            r#"{"providers": [{"kind": "openai", "contextWindow": "8k"}]}"#,
+            "invalid type",
         ),
         (r#"{"providers": "#, "invalid JSON"),
     ];

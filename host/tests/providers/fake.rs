@@ -93,6 +93,8 @@ pub struct Recorded {
     pub target: String,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// When it had been read.
+    pub at: Instant,
 }
 
 impl Recorded {
@@ -147,6 +149,24 @@ impl FakeServer {
             written,
             closed,
         }
+    }
+
+    /// Like [`FakeServer::start`], on a thread and runtime of its own, so its writes (and
+    /// their timestamps) never wait for the test's tasks. The thread lives as long as the
+    /// test process.
+    pub fn start_on_own_thread(replies: Vec<Reply>) -> FakeServer {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime for the fake server");
+            runtime.block_on(async move {
+                let _ = tx.send(FakeServer::start(replies).await);
+                std::future::pending::<()>().await
+            });
+        });
+        rx.recv().expect("the fake server started")
     }
 
     /// `http://127.0.0.1:PORT{path}`.
@@ -285,5 +305,6 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
         target,
         headers,
         body,
+        at: Instant::now(),
     })
 }

@@ -8,10 +8,15 @@ mod common;
 
 mod anthropic;
 mod config;
+mod context;
+mod failures;
+// Its stream timestamps serve `tests/chunk_latency.rs`.
+#[allow(dead_code)]
 mod fake;
 mod host;
 mod host_keys;
 mod openai;
+mod tool_kinds;
 
 use ahp_host::providers::{
     ChatRequest, EventStream, Message, Provider, ProviderConfig, ProviderError, ProviderEvent,

@@ -528,6 +528,8 @@ async fn the_model_list_comes_from_get_models() {
     let list = json!({"object": "list", "data": [
         {"id": "gpt-4o", "object": "model", "created": 1, "owned_by": "system"},
         {"id": "llama3.2:latest", "object": "model", "created": 1, "owned_by": "library"},
+        {"id": "qwen3", "object": "model", "max_model_len": 32768},
+        {"id": "router/model", "object": "model", "context_length": 131072},
     ]});
     let server = FakeServer::start(vec![
         Reply::json(200, list),
@@ -537,7 +539,13 @@ async fn the_model_list_comes_from_get_models() {
     let provider = provider("openai", &server.url("/v1"));
     let models = provider.models(None).await.unwrap();
     let ids: Vec<&str> = models.iter().map(|m| m.id.as_str()).collect();
-    assert_eq!(ids, ["gpt-4o", "llama3.2:latest"]);
+    assert_eq!(ids, ["gpt-4o", "llama3.2:latest", "qwen3", "router/model"]);
+    let windows: Vec<Option<u64>> = models.iter().map(|m| m.context_window).collect();
+    assert_eq!(
+        windows,
+        [None, None, Some(32_768), Some(131_072)],
+        "vLLM's max_model_len, OpenRouter's context_length"
+    );
     let sent = &server.requests()[0];
     assert_eq!(
         (sent.method.as_str(), sent.target.as_str()),
@@ -560,7 +568,8 @@ async fn the_model_list_comes_from_get_models() {
         fixed,
         [ModelInfo {
             id: "m1".into(),
-            display_name: None
+            display_name: None,
+            context_window: None,
         }]
     );
     assert_eq!(server.requests().len(), 2);

@@ -77,6 +77,8 @@ impl ModelAgent {
         }
     }
 
+    /// The models as root state lists them; `maxContextWindow` is the configured context
+    /// window, else the endpoint's figure for that model.
     pub fn model_infos(&self) -> Vec<SessionModelInfo> {
         self.models
             .iter()
@@ -84,9 +86,16 @@ impl ModelAgent {
                 id: m.id.clone(),
                 provider: self.name().to_owned(),
                 name: m.display_name.clone().unwrap_or_else(|| m.id.clone()),
+                max_context_window: self.context_window(&m.id).map(|n| n as f64),
                 ..Default::default()
             })
             .collect()
+    }
+
+    /// The context window of model `id` in tokens, when known (see [`Self::model_infos`]).
+    pub fn context_window(&self, id: &str) -> Option<u64> {
+        let configured = self.provider.config().context_window.map(u64::from);
+        configured.or_else(|| self.models.iter().find(|m| m.id == id)?.context_window)
     }
 
     /// Whether a session may use model `id`: one listed, or any when none is known.
@@ -135,6 +144,7 @@ pub async fn load(providers: &[Provider], timeout: Duration) -> Vec<ModelAgent> 
             .map(|id| ModelInfo {
                 id: id.clone(),
                 display_name: None,
+                context_window: None,
             })
             .collect();
         for model in listed {
@@ -143,7 +153,8 @@ pub async fn load(providers: &[Provider], timeout: Duration) -> Vec<ModelAgent> 
             }
             match models.iter_mut().find(|m| m.id == model.id) {
                 Some(known) => {
-                    known.display_name = known.display_name.take().or(model.display_name)
+                    known.display_name = known.display_name.take().or(model.display_name);
+                    known.context_window = known.context_window.or(model.context_window);
                 }
                 None => models.push(model),
             }

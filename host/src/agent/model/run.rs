@@ -18,6 +18,7 @@ use super::history::{self, MAX_RESULT_CHARS};
 use super::tools::{self, Offered, Route};
 use super::ModelRun;
 use crate::agent::{calls, prompt, AgentEvent, Step, Stopped, TextPart, Turn};
+use crate::probe::{self, Stage};
 use crate::providers::{
     AssistantPart, ChatRequest, FinishReason, Message, ProviderError, ProviderEvent, ToolCall,
     Usage,
@@ -137,6 +138,7 @@ impl Turn {
             match event {
                 Err(error) => return Ok(Err(error)),
                 Ok(ProviderEvent::TextDelta(delta)) => {
+                    probe::mark(Stage::AgentGot);
                     let part = self.markdown_part().await?;
                     text.push_str(&delta);
                     self.chunks += 1;
@@ -147,6 +149,7 @@ impl Turn {
                         extra: Default::default(),
                     })])
                     .await?;
+                    probe::mark(Stage::AgentSent);
                 }
                 Ok(ProviderEvent::ReasoningDelta(delta)) => {
                     let part = match &reasoning_part {
@@ -297,7 +300,13 @@ impl Turn {
                     return Ok(denied());
                 }
                 let (_, result) = self.terminal_command(&id, &command, timeout).await?;
-                Ok(feed(&result))
+                // The summary holds the exit code: the model gets it on success too.
+                let (text, failed) = feed(&result);
+                let summary = history::result_text(None, &result.past_tense_message);
+                match text.contains(&summary) {
+                    true => Ok((text, failed)),
+                    false => Ok((format!("{summary}\n{text}"), failed)),
+                }
             }
             Route::Mcp { server, tool } => {
                 let Some(handle) = self.job.mcp.iter().find(|h| h.name == server).cloned() else {
