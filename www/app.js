@@ -69,7 +69,9 @@ $('sessions').addEventListener('click', (ev) => {
 $('new-session').addEventListener('click', async () => {
   const uri = `ahp-session:/${uuid()}`;
   try {
-    await app.client.createSession({ channel: uri });
+    const agent = $('new-session-agent');
+    const provider = agent.hidden || !agent.value ? undefined : agent.value;
+    await app.client.createSession({ channel: uri, ...(provider ? { provider } : {}) });
     if (!app.sessions.has(uri)) {
       // The root notification usually arrives first; refresh in case it did not.
       await refreshSessions();
