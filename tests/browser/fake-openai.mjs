@@ -2,12 +2,14 @@
 // service (the model provider), never of our own parts. It speaks Chat Completions streaming
 // as OpenAI documents it (server-sent events of `chat.completion.chunk` objects, tool-call
 // arguments split across chunks, a usage chunk with empty `choices`, `data: [DONE]`), answers
-// `GET /v1/models`, and records every request. Replies are scripted, one per chat request, in
+// `GET /v1/models` (two models), and records every request. Replies are scripted, one per chat request, in
 // order; a reply's `expect(body)` checks the request it answers: when it throws, the fake
 // answers 400 (as OpenAI does to a bad request) and keeps the failure for the test to report.
 import { createServer } from 'node:http';
 
 const MODEL = 'fake-model';
+/** A second model the endpoint lists (only there: not configured in the host). */
+export const OTHER_MODEL = 'fake-model-mini';
 /** Most bytes of a request body the fake reads (the host's requests are a few kB). */
 const MAX_BODY = 4 * 1024 * 1024;
 
@@ -95,7 +97,8 @@ export async function startFakeOpenAI(replies) {
   function answer(record, res) {
     if (record.method === 'GET' && record.path === '/v1/models') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', data: [{ id: MODEL, object: 'model', created: 1_700_000_000, owned_by: 'fake' }] }));
+      const data = [MODEL, OTHER_MODEL].map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake' }));
+      res.end(JSON.stringify({ object: 'list', data }));
       return;
     }
     if (record.method !== 'POST' || record.path !== '/v1/chat/completions') {

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT_DIR, assertNoProblems, explain, hostAndBrowser, openPage } from './harness.mjs';
-import { startFakeOpenAI, textReply, toolCallReply } from './fake-openai.mjs';
+import { OTHER_MODEL, startFakeOpenAI, textReply, toolCallReply } from './fake-openai.mjs';
 
 const KEY = 'sk-fake-provider-session-0123456789';
 const CALL_ID = 'call_fake_list_1';
@@ -84,8 +84,10 @@ test('the page: a provider session streams a reply and a confirmed tool call fee
     await page.waitForFunction(() => window.__ahp.subscription?.state?.lifecycle === 'ready' && window.__ahp.chat?.state);
     const session = await page.evaluate(() => ({ provider: window.__ahp.subscription.state.provider, uri: window.__ahp.subscription.uri }));
     assert.equal(session.provider, 'openai');
-    const modelList = fake.requests.find((r) => r.method === 'GET' && r.path === '/v1/models');
-    assert.ok(modelList, 'the host asked the endpoint for its models');
+    // The models: the configured one first (the default), then the one the endpoint listed.
+    const models = await page.locator('[data-testid=config-model] option').evaluateAll((os) => os.map((o) => o.value));
+    assert.deepEqual(models, ['fake-model', OTHER_MODEL]);
+    assert.equal(await page.locator('[data-testid=config-model]').inputValue(), 'fake-model');
 
     // --- A message: the reply streams in, piece by piece.
     await page.evaluate(() => {
