@@ -135,6 +135,10 @@ test('the page: a provider session streams a reply and a confirmed tool call fee
     assert.equal(await second.getAttribute('data-state'), 'complete');
     assert.equal(await second.locator('[data-testid=markdown]').last().textContent(), 'There are alpha.txt and beta.txt.');
     assert.equal(await page.locator('[data-testid=error]').count(), 0, 'no errors shown');
+    // The key went to the endpoint only: not in the states the page holds, nor on the page.
+    const seenByPage = await page.evaluate(() => JSON.stringify([window.__ahp.root.state, window.__ahp.subscription.state,
+      window.__ahp.chat.state]) + document.body.innerText);
+    assert.ok(!seenByPage.includes(KEY), 'the API key never reaches the page');
 
     // --- The provider session, as it looks.
     const dir = join(ROOT_DIR, 'target', 'screenshots');
