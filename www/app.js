@@ -2,6 +2,8 @@
 // /pkg/: the default entry, /pkg/web.js).
 //
 // - Connects with the `tkn` query parameter of the page URL; shows the connection state.
+// - Creates sessions with the agent picked beside "New session" (shown when the host has more
+//   than one: model providers).
 // - Keeps the session list from `listSessions` plus the root channel's `root/session*`
 //   notifications (and re-fetches it when the root state's `activeSessions` changes or after a
 //   reconnect), so sessions created or deleted in another tab appear live.
@@ -69,7 +71,9 @@ $('sessions').addEventListener('click', (ev) => {
 $('new-session').addEventListener('click', async () => {
   const uri = `ahp-session:/${uuid()}`;
   try {
-    await app.client.createSession({ channel: uri });
+    const agent = $('new-session-agent');
+    const provider = agent.hidden || !agent.value ? undefined : agent.value;
+    await app.client.createSession({ channel: uri, ...(provider ? { provider } : {}) });
     if (!app.sessions.has(uri)) {
       // The root notification usually arrives first; refresh in case it did not.
       await refreshSessions();

@@ -55,7 +55,24 @@ export function applyRootNotification(method, params) {
 }
 
 export function renderRoot(state) {
+  renderAgentPicker(state?.agents ?? []);
   const agents = (state?.agents ?? []).map((a) => a.displayName ?? a.provider).join(', ');
   const count = state?.activeSessions;
   $('root-info').textContent = `${agents ? `Agent: ${agents}` : ''}${count != null ? ` · ${count} session${count === 1 ? '' : 's'}` : ''}`;
+}
+
+/** The agents last put in the picker (the SDK's state is structurally shared). */
+let renderedAgents;
+
+/** The agent a new session gets: shown only when the host has more than one (model providers);
+ * the first (the host's default) is preselected, a choice survives root updates. */
+function renderAgentPicker(agents) {
+  if (agents === renderedAgents) return;
+  renderedAgents = agents;
+  const select = $('new-session-agent');
+  const chosen = select.value;
+  const options = agents.map((a) => h('option', { value: String(a.provider) }, String(a.displayName ?? a.provider)));
+  select.replaceChildren(...options);
+  if (agents.some((a) => String(a.provider) === chosen)) select.value = chosen;
+  select.hidden = agents.length < 2;
 }
