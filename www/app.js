@@ -23,15 +23,16 @@
 // completed turns are never rebuilt, a streaming markdown part re-renders only its last blocks.
 //
 // Test hook: `window.__ahp` = { sdk, client, root, subscription (the open session's), chat (the
-// open chat's), automations, current, terminal, sessions() } (the SDK objects of the page, for
-// tests and the devtools console; the tests in tests/browser/ read it).
+// open chat's), automations, annotations (the open session's), current, terminal, sessions() }
+// (the SDK objects of the page, for tests and the devtools console; tests/browser/ reads it).
 //
 // Modules: state.js (the shared state), connection.js (connecting, client events),
 // session-list.js (the sidebar), session.js (the open session), chats.js (its chat bar),
 // chat.js (the open chat), turns.js (views of its turns), automations.js (the automations panel),
 // mcp.js (the MCP servers panel and inline MCP Apps), browser-tools.js (tools lent to the agent,
 // skills published from the page), terminal-panel.js (a terminal with xterm.js),
-// customizations.js (plugins and directories), markdown.js (the safe Markdown subset), composer.js (the message box), errors.js, dom.js.
+// customizations.js (plugins and directories), annotations.js (the open session's annotations),
+// canvases.js (the open chat's canvases in sandboxed frames), markdown.js (the safe Markdown subset), composer.js (the message box), errors.js, dom.js.
 // This file wires the page's buttons and starts connecting.
 
 import { app } from './state.js';
@@ -46,6 +47,7 @@ import { initAutomations } from './automations.js';
 import { initComposer } from './composer.js';
 import { initBrowserTools } from './browser-tools.js';
 import { initTerminalPanel } from './terminal-panel.js';
+import { initAnnotations } from './annotations.js';
 
 window.__ahp = {
   get sdk() { return app.sdk; },
@@ -54,6 +56,7 @@ window.__ahp = {
   get subscription() { return app.current?.sub ?? null; },
   get chat() { return app.current?.chat?.sub ?? null; },
   get automations() { return app.automations?.sub ?? null; },
+  get annotations() { return app.current?.annotations?.sub ?? null; },
   get current() { return app.current; },
   get terminal() { return app.terminal?.handle ?? null; },
   sessions: () => [...app.sessions.values()],
@@ -104,4 +107,5 @@ initChats();
 initAutomations();
 initBrowserTools();
 initTerminalPanel();
+initAnnotations();
 connect();

@@ -1,7 +1,8 @@
 // The open chat of the open session (AHP 1.0: a session's turns live in its chats, each an
 // `ahp-chat:` channel): an SDK Subscription whose optimistic `state` is rendered into the
 // transcript (turns, questions from the agent, queued messages) after every change; the user's
-// actions on it (tool confirmations, answers, cancel, messages) are dispatched to it.
+// actions on it (tool confirmations, answers, cancel, messages) are dispatched to it. Its
+// canvases (`canvases`) are shown by canvases.js.
 
 import { app } from './state.js';
 import { $, h, syncKeyed } from './dom.js';
@@ -10,6 +11,7 @@ import { InputRequestView, TurnView } from './turns.js';
 import { TurnHistory } from './history.js';
 import { mountApp } from './mcp.js';
 import { closeCompletions } from './composer.js';
+import { closeCanvases, syncCanvases } from './canvases.js';
 
 /** Leaves the open chat of session `cur` (if any) and empties the transcript. */
 export function closeChat(cur) {
@@ -20,6 +22,7 @@ export function closeChat(cur) {
   chat.offScroll?.();
   try { chat.sub?.unsubscribe(); } catch { /* already gone */ }
   for (const handle of chat.apps) handle.then((a) => a?.close()).catch(() => {});
+  closeCanvases(chat);
   $('log').replaceChildren();
   $('inputs').replaceChildren();
   $('queued').replaceChildren();
@@ -112,6 +115,7 @@ function renderChat(chat) {
 
   renderTurns(chat, false, last);
   $('cancel-turn').hidden = !state.activeTurn;
+  if (state.canvases !== last.state?.canvases) syncCanvases(chat, state.canvases);
 
   if (state.activeTurn !== last.state?.activeTurn) {
     const requests = openRequests(state);

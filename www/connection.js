@@ -115,7 +115,7 @@ export async function connect({ clientId, clientSecret, session, chat, lend } = 
         break;
       case 'rejected':
         // Also reported per subscription (onChange rejections); show the others here.
-        if (event.channel !== app.current?.uri && event.channel !== app.current?.chat?.uri && event.channel !== app.automations?.uri) showError(`The host rejected ${event.rejection?.action?.type ?? 'an action'}`, event.rejection?.reason);
+        if (!reportedBySubscription(event.channel)) showError(`The host rejected ${event.rejection?.action?.type ?? 'an action'}`, event.rejection?.reason);
         break;
       case 'pendingDropped':
         // Leaving a session (unsubscribing) stops tracking its sent actions: nothing was lost.
@@ -158,4 +158,11 @@ export async function connect({ clientId, clientSecret, session, chat, lend } = 
 
   const wanted = session ?? decodeURIComponent(location.hash.slice(1));
   if (wanted.startsWith('ahp-session:')) openSession(wanted, chat, lend).catch((e) => showError('Open session', e));
+}
+
+/** Whether the page's own subscription of `channel` shows its rejections (onChange). */
+function reportedBySubscription(channel) {
+  const cur = app.current;
+  return channel === cur?.uri || channel === cur?.chat?.uri || channel === app.automations?.uri
+    || channel === cur?.annotations?.uri || Boolean(cur?.chat?.canvasViews?.has(channel));
 }

@@ -1,6 +1,7 @@
 // The open session: an SDK Subscription of its `ahp-session:` channel, whose optimistic `state`
 // is rendered after every change (title, its chats, customizations, MCP servers, browser tools,
-// config, changes); its transcript is the open chat's (chat.js). One session is open at a time.
+// config, changes); its transcript is the open chat's (chat.js), its annotations are
+// annotations.js's panel. One session is open at a time.
 
 import { app } from './state.js';
 import { $ } from './dom.js';
@@ -13,6 +14,7 @@ import { clearSessionConfig, renderSessionConfig } from './composer.js';
 import { closeChanges, syncChanges } from './changes.js';
 import { closeChat } from './chat.js';
 import { clearChats, renderChats } from './chats.js';
+import { closeAnnotations, openAnnotations } from './annotations.js';
 
 const SESSION_PANELS = ['tools-panel', 'customizations-panel', 'mcp-panel'];
 
@@ -25,6 +27,7 @@ export function closeSession(message) {
   release(cur);
   closeChanges(cur);
   closeChat(cur);
+  closeAnnotations(cur);
   clearChats();
   try { cur.sub?.unsubscribe(); } catch { /* already gone */ }
   $('mcp-servers').replaceChildren();
@@ -85,7 +88,7 @@ export async function openSession(uri, chatUri, lend) {
   $('dispose-session').hidden = false;
   for (const id of SESSION_PANELS) $(id).hidden = false;
   renderSession(cur);
-  await renderChats(cur, chatUri);
+  await Promise.all([renderChats(cur, chatUri), openAnnotations(cur)]);
   if (app.current !== cur) return;
   // Lend the browser tools (the host keeps one active client per session).
   const mine = sub.state?.activeClients?.some((c) => c?.clientId === app.client.clientId);

@@ -72,7 +72,7 @@ async function screenshots(page) {
   await page.locator('[data-testid=changes-panel][data-status=ready]').waitFor();
   await page.locator('[data-testid=change-file]').first().waitFor({ state: 'attached' });
   // The docked panels one at a time (the others folded), then the terminal under the composer.
-  const docked = ['tools', 'customizations', 'mcp', 'changes', 'automations'];
+  const docked = ['tools', 'customizations', 'mcp', 'changes', 'annotations', 'automations'];
   for (const name of [...docked, 'terminal']) {
     const panel = page.locator(`[data-testid=${name}-panel]`);
     assert.equal(await panel.isVisible(), true, `the ${name} panel is shown`);
