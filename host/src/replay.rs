@@ -95,6 +95,11 @@ impl ReplayRing {
         }
     }
 
+    /// The `serverSeq` of the newest envelope held (the floor when none is).
+    pub fn newest(&self) -> u64 {
+        self.entries.back().map_or(self.floor, |e| e.seq)
+    }
+
     /// Whether every envelope after `last_seen` is still here (`current` is the newest seq).
     pub fn covers(&self, last_seen: u64, current: u64) -> bool {
         last_seen >= self.floor && last_seen <= current

@@ -6,7 +6,9 @@
 //! - `turns(uri, idx, turn_id, json)`: completed turns, in order;
 //! - `actions(seq, uri, ts, envelope)`: every session envelope after its session's head, with the
 //!   reducer clock it was applied with, so a restart replays it to the exact same state;
-//! - `meta(key, value)`: the last `serverSeq`;
+//! - `meta(key, value)`: the last `serverSeq` (`seq`), and the last one a replay can start from
+//!   (`replay_seq`: the newest envelope of the replay ring; the AHP 1.0 view's own envelopes
+//!   take numbers after it that 0.3.0 clients never see);
 //! - `clients(client_id, secret_sha256, used, proven)`: client ids bound to secrets (hashes
 //!   only), and whether the client ever presented its secret;
 //! - `settings(key, json)`: the host configuration (`rootConfig`: root `config.values`);
@@ -291,6 +293,9 @@ pub struct LoadedSession {
 pub struct Loaded {
     /// The last `serverSeq` handed out.
     pub last_seq: u64,
+    /// The `serverSeq` of the newest envelope the replay ring held (a 0.3.0 client that saw it
+    /// missed nothing from before the restart); `last_seq` for a database of an older host.
+    pub replay_seq: u64,
     /// Sessions, oldest first.
     pub sessions: Vec<LoadedSession>,
     /// Client ids bound to secrets.
@@ -419,6 +424,13 @@ impl Store {
             [],
             |r| r.get(0),
         )?;
+        let replay_seq: u64 = self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = 'replay_seq'", [], |r| {
+                r.get(0)
+            })
+            .optional()?
+            .map_or(last_seq, |seq: u64| seq.min(last_seq));
         let mut heads = self
             .conn
             .prepare("SELECT uri, head, head_seq FROM sessions")?;
@@ -516,6 +528,7 @@ impl Store {
             .collect::<Result<_, _>>()?;
         Ok(Loaded {
             last_seq,
+            replay_seq,
             sessions,
             clients,
             root_config,
@@ -579,7 +592,9 @@ impl Store {
     }
 
     /// Writes a batch in one transaction, with the current `serverSeq`.
-    pub fn commit(&mut self, ops: &[Op], seq: u64) -> Result<(), StoreError> {
+    /// Writes `ops` and the `serverSeq`s (`seq`, and `replay_seq`: see [`Loaded::replay_seq`])
+    /// in one transaction.
+    pub fn commit(&mut self, ops: &[Op], seq: u64, replay_seq: u64) -> Result<(), StoreError> {
         let tx = self.conn.transaction()?;
         {
             let mut insert_action = tx.prepare_cached(
@@ -758,8 +773,8 @@ impl Store {
             }
         }
         tx.execute(
-            "INSERT OR REPLACE INTO meta(key, value) VALUES ('seq', ?1)",
-            [seq],
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('seq', ?1), ('replay_seq', ?2)",
+            [seq, replay_seq],
         )?;
         tx.commit()?;
         Ok(())

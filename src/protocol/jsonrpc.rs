@@ -273,7 +273,10 @@ impl<'a> RawMessage<'a> {
                 "method" => borrowed_str(&mut reader).map(|s| message.method = Some(s)),
                 "id" => raw(&mut reader).map(|r| message.id = r),
                 "params" => raw(&mut reader).map(|r| message.params = r),
-                "result" => raw(&mut reader).map(|r| message.result = r),
+                // `null` is a result (a command with no payload, such as `ping`), not its absence.
+                "result" => reader
+                    .raw_value()
+                    .map(|text| message.result = Some(RawJson::from_checked(text))),
                 "error" => raw(&mut reader).map(|r| message.error = r),
                 _ => reader.skip_value(),
             };
@@ -651,6 +654,19 @@ pub(crate) mod tests {
                 outcome: Ok(_)
             }
         ));
+        // A `null` result is a result (`ping` carries no payload), `null` alone.
+        let null = Incoming::parse(r#"{"jsonrpc":"2.0","id":3,"result":null}"#).unwrap();
+        assert!(matches!(
+            null,
+            Incoming::Response {
+                id: Some(RequestId::Number(3)),
+                outcome: Ok(r)
+            } if r.get() == "null"
+        ));
+        assert!(Incoming::parse(
+            r#"{"jsonrpc":"2.0","id":3,"result":null,"error":{"code":1,"message":"x"}}"#
+        )
+        .is_err());
         let err =
             Incoming::parse(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32005,"message":"no"}}"#)
                 .unwrap();

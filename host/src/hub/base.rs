@@ -70,7 +70,7 @@ impl Core {
         if self.ops.is_empty() && self.seq == self.persisted_seq {
             return;
         }
-        if let Err(e) = self.store.commit(&self.ops, self.seq) {
+        if let Err(e) = self.store.commit(&self.ops, self.seq, self.replay.newest()) {
             // Nothing from this batch was sent; stopping is the only way not to acknowledge
             // what is not on disk.
             eprintln!("ahp-host: cannot persist ({e}); stopping");

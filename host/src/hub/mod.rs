@@ -164,7 +164,7 @@ impl Hub {
             replay: ReplayRing::new(
                 config.limits.replay_entries,
                 config.limits.replay_bytes,
-                loaded.last_seq,
+                loaded.replay_seq,
             ),
             store,
             ops: Vec::new(),
