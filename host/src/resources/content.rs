@@ -65,18 +65,7 @@ impl Sandbox {
         // Content given inline (the host's file edits, to 1.0 clients): nothing to confine.
         if p.uri.starts_with("data:") {
             let bytes = data_uri_bytes(&p.uri).ok_or_else(|| invalid("a malformed data: URI"))?;
-            return Ok(match String::from_utf8(bytes) {
-                Ok(text) if !matches!(p.encoding, Some(ContentEncoding::Base64)) => {
-                    ResourceReadResult {
-                        data: text,
-                        encoding: ContentEncoding::Utf8,
-                        content_type: Some("text/plain".into()),
-                        extra: Default::default(),
-                    }
-                }
-                Ok(text) => base64_result(text.into_bytes()),
-                Err(e) => base64_result(e.into_bytes()),
-            });
+            return Ok(read_result(bytes, p.encoding.as_ref()));
         }
         let path = self.existing(&uri_path(&p.uri)?)?;
         let file = nonblocking(std::fs::OpenOptions::new().read(true))
@@ -93,17 +82,7 @@ impl Sandbox {
         file.take(self.max_read)
             .read_to_end(&mut data)
             .map_err(|e| io_error(e, "resource"))?;
-        let want_base64 = matches!(p.encoding, Some(ContentEncoding::Base64));
-        Ok(match String::from_utf8(data) {
-            Ok(text) if !want_base64 => ResourceReadResult {
-                data: text,
-                encoding: ContentEncoding::Utf8,
-                content_type: Some("text/plain".into()),
-                extra: Default::default(),
-            },
-            Ok(text) => base64_result(text.into_bytes()),
-            Err(e) => base64_result(e.into_bytes()),
-        })
+        Ok(read_result(data, p.encoding.as_ref()))
     }
 
     /// `resourceWrite`. With `ifMatch` the file must exist and its current [`etag`] must be
@@ -242,32 +221,23 @@ pub fn data_uri_bytes(uri: &str) -> Option<Vec<u8>> {
             .decode(payload)
             .ok()
     } else {
-        Some(percent_decode(payload))
+        Some(percent_encoding::percent_decode_str(payload).collect())
     }
 }
 
-fn percent_decode(s: &str) -> Vec<u8> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        match (
-            bytes[i],
-            bytes.get(i + 1).copied(),
-            bytes.get(i + 2).copied(),
-        ) {
-            (b'%', Some(h), Some(l)) if hex(h).is_some() && hex(l).is_some() => {
-                out.push((hex(h).unwrap() * 16 + hex(l).unwrap()) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
+/// `resourceRead`'s answer for `bytes`: UTF-8 text as such unless base64 was asked for, any
+/// other bytes in base64.
+fn read_result(bytes: Vec<u8>, encoding: Option<&ContentEncoding>) -> ResourceReadResult {
+    match String::from_utf8(bytes) {
+        Ok(text) if !matches!(encoding, Some(ContentEncoding::Base64)) => ResourceReadResult {
+            data: text,
+            encoding: ContentEncoding::Utf8,
+            content_type: Some("text/plain".into()),
+            extra: Default::default(),
+        },
+        Ok(text) => base64_result(text.into_bytes()),
+        Err(e) => base64_result(e.into_bytes()),
     }
-    out
 }
 
 fn base64_result(bytes: Vec<u8>) -> ResourceReadResult {
