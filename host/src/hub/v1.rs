@@ -31,6 +31,7 @@ use super::v1_channels::limit_reached;
 use super::v1_mirror::{envelope_frame, session_of_chat, PendingV1, CHAT_PREFIX, V1};
 use super::v1_root::{root_state, summary, with_mirror};
 use super::{fanout, ConnId, Hub};
+use crate::bus::requests_v1::{for_each_host_command_v1, Optional, Shared};
 use crate::bus::RequestV1;
 use crate::compat::{self, SessionChange, Source, View};
 use crate::resources::file_uri;
@@ -41,6 +42,27 @@ use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::RawJsonBuf;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
+
+/// The dispatch of a 1.0 request to the handler of its row in the 1.0 command table.
+macro_rules! dispatch_requests_v1 {
+    ($($kind:ident $variant:ident($marker:ident) = $params:ty => $handler:ident;)*) => {
+        impl Hub {
+            /// Answers a 1.0 request with the handler of its row.
+            fn dispatch_v1(
+                &mut self,
+                conn: ConnId,
+                id: &RequestId,
+                request: RequestV1,
+            ) -> Result<(), ErrorObject> {
+                match request {
+                    $(RequestV1::$variant(params) => self.$handler(conn, id, params),)*
+                }
+            }
+        }
+    };
+}
+
+for_each_host_command_v1!(dispatch_requests_v1);
 
 impl Core {
     /// Keeps the 1.0 mirror of session `uri` in step with an applied action, and sends the 1.0
@@ -331,56 +353,84 @@ impl Hub {
 
     /// A request of a 1.0 client.
     pub(super) fn on_request_v1(&mut self, conn: ConnId, id: RequestId, request: RequestV1) {
-        if let Err(error) = self.dispatch_v1_request(conn, &id, request) {
+        if let Err(error) = self.dispatch_v1(conn, &id, request) {
             self.core.respond_error(conn, &id, error);
         }
     }
 
-    fn dispatch_v1_request(
+    /// `subscribe` of a 1.0 client: its 1.0 snapshot.
+    fn on_subscribe_v1(
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        request: RequestV1,
+        p: v1::SubscribeParams,
     ) -> Result<(), ErrorObject> {
-        match request {
-            RequestV1::Subscribe(p) => {
-                let snapshot = self.subscribe_v1(conn, &p.channel)?;
-                self.core.respond(conn, id, &SubscribeOut { snapshot });
-                Ok(())
-            }
-            RequestV1::CreateSession(p) => {
-                let old = create_params(p)?;
-                self.create_session(conn, id, old)
-            }
-            RequestV1::DisposeSession(p) => {
-                let old = v03::DisposeSessionParams {
-                    channel: p.channel,
-                    extra: Default::default(),
-                };
-                self.dispose_session(conn, id, old)
-            }
-            RequestV1::ListSessions(p) => self.list_sessions_v1(conn, id, p),
-            RequestV1::FetchTurns(p) => {
-                let session = session_of_chat(&p.channel)
-                    .filter(|s| self.core.sessions.contains_key(s))
-                    .ok_or_else(|| session_not_found(&p.channel))?;
-                let _ = session;
-                // A mirror holds every turn of its chat: there are no older ones to load.
-                self.core
-                    .respond(conn, id, &v1::FetchTurnsResult::default());
-                Ok(())
-            }
-            RequestV1::ListAutomationTriggerDefinitions(_) => {
-                self.list_automation_triggers_v1(conn, id);
-                Ok(())
-            }
-            RequestV1::RunAutomation(p) => self.run_automation_v1(conn, id, p),
-            RequestV1::FetchAutomationRuns(p) => self.fetch_automation_runs_v1(conn, id, p),
-            RequestV1::Shared(request) => {
-                self.shared_request_v1(conn, id, request);
-                Ok(())
-            }
-        }
+        let snapshot = self.subscribe_v1(conn, &p.channel)?;
+        self.core.respond(conn, id, &SubscribeOut { snapshot });
+        Ok(())
+    }
+
+    /// `createSession` of a 1.0 client, answered by 0.3.0's (its mirror is lifted then).
+    fn create_session_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::CreateSessionParams,
+    ) -> Result<(), ErrorObject> {
+        let old = create_params(p)?;
+        self.create_session(conn, id, old)
+    }
+
+    /// `disposeSession` of a 1.0 client, answered by 0.3.0's.
+    fn dispose_session_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::DisposeSessionParams,
+    ) -> Result<(), ErrorObject> {
+        let old = v03::DisposeSessionParams {
+            channel: p.channel,
+            extra: Default::default(),
+        };
+        self.dispose_session(conn, id, old)
+    }
+
+    /// `fetchTurns` of a 1.0 client: a mirror holds every turn of its chat, so there are no
+    /// older ones to load.
+    fn fetch_turns_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::FetchTurnsParams,
+    ) -> Result<(), ErrorObject> {
+        session_of_chat(&p.channel)
+            .filter(|s| self.core.sessions.contains_key(s))
+            .ok_or_else(|| session_not_found(&p.channel))?;
+        self.core
+            .respond(conn, id, &v1::FetchTurnsResult::default());
+        Ok(())
+    }
+
+    /// `listAutomationTriggerDefinitions`.
+    fn list_triggers_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        _: v1::ListAutomationTriggerDefinitionsParams,
+    ) -> Result<(), ErrorObject> {
+        self.list_automation_triggers_v1(conn, id);
+        Ok(())
+    }
+
+    /// A command 1.0 shares with 0.3.0, answered by its 0.3.0 handler.
+    fn shared_v1<P>(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: Shared<P>,
+    ) -> Result<(), ErrorObject> {
+        self.shared_request_v1(conn, id, p.request);
+        Ok(())
     }
 
     /// `listSessions` for 1.0: every session's 1.0 summary, oldest first; `limit` and `cursor`
@@ -389,7 +439,7 @@ impl Hub {
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        p: v1::ListSessionsParams,
+        Optional(p): Optional<v1::ListSessionsParams>,
     ) -> Result<(), ErrorObject> {
         let mut sessions: Vec<&super::sessions::Session> = self.core.sessions.values().collect();
         sessions.sort_by(|a, b| {
