@@ -399,14 +399,14 @@ async fn dispatches_of_1_0_clients_are_rejected_in_1_0_and_unserved_commands_say
     let chat = request(
         &mut raw,
         4,
-        "createChat",
-        json!({"channel": S, "chat": "ahp-chat:/other"}),
+        "moveChat",
+        json!({"channel": C, "destination": {"session": "ahp-session:/other"}}),
     )
     .await;
     assert_eq!(chat["error"]["code"], -32601, "{chat}");
     assert!(chat["error"]["message"]
         .as_str()
-        .is_some_and(|m| m.contains("`createChat`") && m.contains("1.0.0")));
+        .is_some_and(|m| m.contains("`moveChat`") && m.contains("1.0.0")));
 }
 
 /// Dispatches `chat/turnStarted` on the default chat and waits for the turn to complete there.

@@ -22,6 +22,7 @@ use super::annotations::Annotations;
 use super::automations;
 use super::base::Core;
 use super::canvases;
+use super::chat_views::{is_chat_view, split_parent};
 use super::commands::{
     insert_subscription, invalid, session_not_found, InitializeOut, ReconnectSnapshotOut,
 };
@@ -81,7 +82,9 @@ impl Core {
         let Some(mirror) = session.v1.as_mut() else {
             return;
         };
-        let applied = mirror.follow(uri, action, now);
+        let mut applied = mirror.follow(uri, action, now);
+        let parent = mirror.parent.clone();
+        let to_parent = split_parent(parent.as_deref(), &mut applied);
         if applied.is_empty() {
             return;
         }
@@ -92,10 +95,10 @@ impl Core {
         mirror.record(&session.uri, first, &applied, &mut self.ops);
         for (i, (channel, json)) in applied.into_iter().enumerate() {
             let seq = first + i as u64;
-            let subs = if channel == uri {
-                &mirror.session_subs
-            } else {
+            let subs = if channel == mirror.chat_uri {
                 &mirror.chat_subs
+            } else {
+                &mirror.session_subs
             };
             if !subs.is_empty() {
                 // The first is the translated action (the dispatcher's echo); a
@@ -104,6 +107,9 @@ impl Core {
                 let frame = envelope_frame(&channel, &json, seq, origin, None);
                 fanout(&mut self.outbox, subs, &frame);
             }
+        }
+        if let Some(parent) = parent {
+            self.v1_to_parent(&parent, to_parent);
         }
     }
 
@@ -153,7 +159,11 @@ impl Hub {
         } else if automations::is_channel(channel) {
             self.automations.snapshot(channel, seq)?
         } else if let Some(session) = self.core.sessions.get(channel) {
-            with_mirror(session, |m| snapshot_json(channel, &m.session, seq))??
+            let state = |m: &super::v1_mirror::Mirror| match m.parent {
+                Some(_) => snapshot_json(channel, &m.chat, seq),
+                None => snapshot_json(channel, &m.session, seq),
+            };
+            with_mirror(session, state)??
         } else if self.feature_has_channel(channel) {
             self.feature_snapshot_v1(channel)?
         } else {
@@ -194,7 +204,10 @@ impl Hub {
         }
         if self.core.sessions.contains_key(channel) {
             let session = self.core.sessions.get_mut(channel)?;
-            return session.v1.as_mut().map(|m| &mut m.session_subs);
+            return session.v1.as_mut().map(|m| match m.parent {
+                Some(_) => &mut m.chat_subs,
+                None => &mut m.session_subs,
+            });
         }
         let session = self.core.sessions.get_mut(&session_of_chat(channel)?)?;
         session.v1.as_mut().map(|m| &mut m.chat_subs)
@@ -403,9 +416,12 @@ impl Hub {
         id: &RequestId,
         p: v1::FetchTurnsParams,
     ) -> Result<(), ErrorObject> {
-        session_of_chat(&p.channel)
-            .filter(|s| self.core.sessions.contains_key(s))
-            .ok_or_else(|| session_not_found(&p.channel))?;
+        let chat_view = is_chat_view(&p.channel) && self.core.sessions.contains_key(&p.channel);
+        if !chat_view {
+            session_of_chat(&p.channel)
+                .filter(|s| self.core.sessions.contains_key(s))
+                .ok_or_else(|| session_not_found(&p.channel))?;
+        }
         self.core
             .respond(conn, id, &v1::FetchTurnsResult::default());
         Ok(())
@@ -441,7 +457,12 @@ impl Hub {
         id: &RequestId,
         Optional(p): Optional<v1::ListSessionsParams>,
     ) -> Result<(), ErrorObject> {
-        let mut sessions: Vec<&super::sessions::Session> = self.core.sessions.values().collect();
+        let mut sessions: Vec<&super::sessions::Session> = self
+            .core
+            .sessions
+            .values()
+            .filter(|s| !is_chat_view(&s.uri))
+            .collect();
         sessions.sort_by(|a, b| {
             a.state
                 .summary
@@ -519,7 +540,18 @@ impl Hub {
                 .canvases
                 .dispatch(&mut self.core, conn, &channel, action, &origin);
         }
-        let (uri, view) = if let Some(session) = self.core.sessions.get(&channel) {
+        let (uri, view) = if let Some(mirror) = self
+            .core
+            .sessions
+            .get(&channel)
+            .and_then(|s| s.v1.as_ref())
+            .filter(|m| m.parent.is_some())
+        {
+            let source = Source::DefaultChat {
+                before: &mirror.chat,
+            };
+            (channel.clone(), compat::action(source, &json))
+        } else if let Some(session) = self.core.sessions.get(&channel) {
             let Some(mirror) = session.v1.as_ref() else {
                 return;
             };
