@@ -545,6 +545,20 @@ async fn bad_chat_commands_get_typed_errors_and_change_nothing() {
     assert_eq!(chat.turns.len(), 1);
     assert_eq!(chat.turns[0].message.text, "hi there");
     assert_eq!(chat_uris(&session), [opaque, c2, c1]);
+
+    // The session's chats go with it.
+    let disposed = request(&mut raw, 41, "disposeSession", json!({"channel": s})).await;
+    assert!(disposed.get("result").is_some(), "{disposed}");
+    let gone = request(&mut raw, 42, "subscribe", json!({"channel": opaque})).await;
+    assert_eq!(gone["error"]["code"], -32001, "{gone}");
     raw.close().await;
-    t.host.shutdown().await;
+    let common::TestHost { host, data, .. } = t;
+    host.shutdown().await;
+    let left = stored_rows(
+        data.path(),
+        "SELECT (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM v1_sessions) + \
+         (SELECT COUNT(*) FROM chat_turns)",
+    );
+    assert_eq!(left, 0, "nothing of the session or its chats is stored");
+    tokio::time::sleep(Duration::from_millis(10)).await;
 }
