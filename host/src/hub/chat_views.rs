@@ -222,6 +222,9 @@ impl Hub {
                 extra: Default::default(),
             }),
         );
+        // Its features (changeset, customizations, MCP servers) as a session's: the agent
+        // works in it as in a session (and so they are restored after a restart).
+        self.each_feature(|f, core| f.session_opened(core, &p.chat));
         let added = json!({ "type": "session/chatAdded", "summary": entry });
         self.core.v1_to_parent(&parent, vec![added]);
         if let Some(started) = started {

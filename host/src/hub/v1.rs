@@ -16,7 +16,11 @@
 //! 1.0 subscribers), so no feature ever sends them a 0.3.0 frame. What they dispatch on the
 //! default chat or the session is translated into 0.3.0 (`compat::action`) and goes through the
 //! 0.3.0 authorization and apply path (`dispatch.rs`), so the agent reacts to it as to a 0.3.0
-//! client's; its rejections reach the dispatcher as 1.0 envelopes ([`PendingV1`]).
+//! client's; its rejections reach the dispatcher as 1.0 envelopes ([`PendingV1`]). A chat beyond
+//! the default one is a session-like view of its own (`chat_views.rs`), served the same way.
+//!
+//! The 1.0 requests come from the 1.0 command table (`bus/requests_v1.rs`), which expands here
+//! into the dispatch to their handlers.
 
 use super::annotations::Annotations;
 use super::automations;
