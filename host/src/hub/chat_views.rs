@@ -313,3 +313,42 @@ fn first_turn(
         View::Resync(why) => Err(bad(why.into())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_chat_uri_is_under_its_session_or_opaque() {
+        let s = "ahp-session:/s1";
+        assert!(chat_uri_ok("ahp-chat:/s1/second", s));
+        assert!(chat_uri_ok("ahp-chat:/0b5e7c1a-uuid", s));
+        for bad in [
+            "ahp-chat:/s1/default",
+            "ahp-chat:/s2/second",
+            "ahp-chat:/s1/",
+            "ahp-chat:/",
+            "ahp-session:/s1",
+            "ahp-chat:/s1/a\u{7}",
+        ] {
+            assert!(!chat_uri_ok(bad, s), "{bad}");
+        }
+        let long = format!("ahp-chat:/s1/{}", "x".repeat(MAX_CHAT_URI));
+        assert!(!chat_uri_ok(&long, s));
+    }
+
+    #[test]
+    fn a_views_session_actions_are_split_off_for_its_session() {
+        let mut applied = vec![
+            ("ahp-chat:/c".to_owned(), json!(1)),
+            ("ahp-session:/s".to_owned(), json!(2)),
+        ];
+        assert_eq!(
+            split_parent(Some("ahp-session:/s"), &mut applied),
+            [json!(2)]
+        );
+        assert_eq!(applied, [("ahp-chat:/c".to_owned(), json!(1))]);
+        assert!(split_parent(None, &mut applied).is_empty());
+        assert_eq!(applied.len(), 1);
+    }
+}
