@@ -562,3 +562,89 @@ async fn bad_chat_commands_get_typed_errors_and_change_nothing() {
     assert_eq!(left, 0, "nothing of the session or its chats is stored");
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
+
+#[tokio::test]
+async fn move_chat_hands_a_chat_to_another_session_and_survives_a_restart() {
+    let t = start_host().await;
+    let url = url_with_token(&t.host);
+    let (s1, s2, c) = (
+        "ahp-session:/from",
+        "ahp-session:/to",
+        "ahp-chat:/from/moving",
+    );
+    let (d1, d2) = ("ahp-chat:/from/default", "ahp-chat:/to/default");
+    let mut raw = raw_v1(&t.host, "mover").await;
+    request(&mut raw, 2, "createSession", json!({"channel": s1})).await;
+    request(&mut raw, 3, "createSession", json!({"channel": s2})).await;
+    request(&mut raw, 4, "createChat", json!({"channel": s1, "chat": c})).await;
+    request(&mut raw, 5, "subscribe", json!({"channel": c})).await;
+    run_turn(&mut raw, c, 1, "before").await;
+    let (_, chat) = snapshots(&url, s1, c).await;
+    assert_eq!(chat.movable, Some(true));
+
+    // Refused, nothing changed: the default chat, a missing session, a missing anchor, a new
+    // session as the destination.
+    let bad = [
+        (
+            json!({"channel": d1, "destination": {"kind": "session", "session": s2}}),
+            -32602,
+        ),
+        (
+            json!({"channel": c, "destination": {"kind": "session", "session": "ahp-session:/none"}}),
+            -32001,
+        ),
+        (
+            json!({"channel": c, "destination": {"kind": "session", "session": s2, "after": "ahp-chat:/x"}}),
+            -32602,
+        ),
+        (
+            json!({"channel": c, "destination": {"kind": "session", "session": s1}}),
+            -32602,
+        ),
+        (
+            json!({"channel": "ahp-chat:/from/none", "destination": {"kind": "session", "session": s2}}),
+            -32008,
+        ),
+    ];
+    for (i, (params, code)) in bad.into_iter().enumerate() {
+        let answer = request(&mut raw, 10 + i as u64, "moveChat", params.clone()).await;
+        assert_eq!(answer["error"]["code"], code, "{params}: {answer}");
+    }
+    let (from, _) = snapshots(&url, s1, c).await;
+    assert_eq!(chat_uris(&from), [d1, c]);
+
+    let params =
+        json!({"channel": c, "destination": {"kind": "session", "session": s2, "after": d2}});
+    let moved = request(&mut raw, 20, "moveChat", params).await;
+    assert_eq!(moved["result"]["session"], s2, "{moved}");
+    let (from, _) = snapshots(&url, s1, d1).await;
+    assert_eq!(chat_uris(&from), [d1]);
+    let (to, _) = snapshots(&url, s2, c).await;
+    let order: Vec<&str> = to.chats.iter().map(|c| c.resource.as_str()).collect();
+    assert_eq!(order, [d2, c]);
+    raw.close().await;
+
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = restart(data.path(), work.path()).await;
+    let url = url_with_token(&host);
+    let (to, after) = snapshots(&url, s2, c).await;
+    assert_eq!(chat_uris(&to), [c, d2]);
+    assert_eq!(after, chat, "the moved chat keeps its state");
+    // Its agent still answers, and its entry now follows it in the new session.
+    let mut raw = raw_v1(&host, "mover-2").await;
+    request(&mut raw, 2, "subscribe", json!({"channel": s2})).await;
+    request(&mut raw, 3, "subscribe", json!({"channel": c})).await;
+    run_turn(&mut raw, c, 1, "after").await;
+    let (to, after) = snapshots(&url, s2, c).await;
+    assert_eq!(turn_ids(&after), ["before", "after"]);
+    let entry = to
+        .chats
+        .iter()
+        .find(|e| e.resource == c)
+        .expect("its entry");
+    assert_eq!(entry.modified_at, after.modified_at);
+    raw.close().await;
+    host.shutdown().await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}

@@ -40,6 +40,7 @@ macro_rules! for_each_host_command_v1 {
             own ListSessions(ListSessions) = Optional<v1::ListSessionsParams> => list_sessions_v1;
             own CreateChat(CreateChat) = v1::CreateChatParams => create_chat_v1;
             own DisposeChat(DisposeChat) = v1::DisposeChatParams => dispose_chat_v1;
+            own MoveChat(MoveChat) = v1::MoveChatParams => move_chat_v1;
             own FetchTurns(FetchTurns) = v1::FetchTurnsParams => fetch_turns_v1;
             own ListAutomationTriggerDefinitions(ListAutomationTriggerDefinitions) = v1::ListAutomationTriggerDefinitionsParams => list_triggers_v1;
             own RunAutomation(RunAutomation) = v1::RunAutomationParams => run_automation_v1;

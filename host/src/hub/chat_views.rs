@@ -193,16 +193,15 @@ impl Hub {
         state.input_requests = None;
         state.changesets = None;
         let mut view = Session::new(state);
-        if let Some(mirror) = view.v1.as_mut() {
-            mirror.parent = Some(parent.clone());
-        }
-        let Some(entry) = view.v1.as_ref().and_then(|m| {
-            m.session
-                .chats
-                .iter()
-                .find(|c| c.resource == p.chat)
-                .cloned()
-        }) else {
+        // A non-default chat may move to another session (`moveChat`).
+        let entry = view.v1.as_mut().and_then(|m| {
+            m.parent = Some(parent.clone());
+            m.chat.movable = Some(true);
+            let entry = m.session.chats.iter_mut().find(|c| c.resource == p.chat)?;
+            entry.movable = Some(true);
+            Some(entry.clone())
+        });
+        let Some(entry) = entry else {
             return Err(ErrorObject::new(
                 errors::INTERNAL_ERROR,
                 "the chat has no AHP 1.0 state (a bug of the host)",
@@ -257,6 +256,80 @@ impl Hub {
         self.core.respond(conn, id, &EmptyResult);
         let removed = json!({ "type": "session/chatRemoved", "chat": chat });
         self.core.v1_to_parent(&parent, vec![removed]);
+        Ok(())
+    }
+
+    /// `moveChat` to another existing session: the chat keeps its URI, state and agent; its
+    /// entry leaves the source session's `chats` and joins the destination's (placed first, or
+    /// after `after`). A new session as the destination is not served.
+    pub(super) fn move_chat_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::MoveChatParams,
+    ) -> Result<(), ErrorObject> {
+        let chat = p.channel;
+        let v1::ChatMoveDestination::Session(to) = p.destination else {
+            return Err(invalid("this host moves chats to an existing session only"));
+        };
+        let from = self
+            .core
+            .sessions
+            .get(&chat)
+            .and_then(|s| s.v1.as_ref()?.parent.clone())
+            .ok_or_else(|| {
+                if compat::session_of_chat(&chat).is_some() {
+                    invalid("a session's default chat is not movable")
+                } else {
+                    ErrorObject::new(errors::NOT_FOUND, "no such chat")
+                }
+            })?;
+        let target = self
+            .core
+            .sessions
+            .get(&to.session)
+            .filter(|_| !is_chat_view(&to.session))
+            .and_then(|s| s.v1.as_ref())
+            .ok_or_else(|| session_not_found(&to.session))?;
+        if to.session == from {
+            return Err(invalid("the chat is in that session already"));
+        }
+        if let Some(after) = &to.after {
+            if !target.session.chats.iter().any(|c| &c.resource == after) {
+                return Err(invalid("`after` names no chat of the destination"));
+            }
+        }
+        let mut order: Vec<String> = target
+            .session
+            .chats
+            .iter()
+            .map(|c| c.resource.clone())
+            .collect();
+        let at = match &to.after {
+            Some(after) => order.iter().position(|c| c == after).map_or(0, |i| i + 1),
+            None => 0,
+        };
+        order.insert(at, chat.clone());
+        let entry = self.core.sessions[&from]
+            .v1
+            .as_ref()
+            .and_then(|m| m.session.chats.iter().find(|c| c.resource == chat).cloned())
+            .ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no such chat"))?;
+        if let Some(mirror) = self
+            .core
+            .sessions
+            .get_mut(&chat)
+            .and_then(|s| s.v1.as_mut())
+        {
+            mirror.parent = Some(to.session.clone());
+        }
+        let removed = json!({ "type": "session/chatRemoved", "chat": chat });
+        self.core.v1_to_parent(&from, vec![removed]);
+        let added = json!({ "type": "session/chatAdded", "summary": entry });
+        let reordered = json!({ "type": "session/chatsReordered", "chats": order });
+        self.core.v1_to_parent(&to.session, vec![added, reordered]);
+        self.core
+            .respond(conn, id, &json!({ "session": to.session }));
         Ok(())
     }
 
