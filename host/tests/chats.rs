@@ -648,3 +648,39 @@ async fn move_chat_hands_a_chat_to_another_session_and_survives_a_restart() {
     host.shutdown().await;
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
+
+#[tokio::test]
+async fn a_chats_file_edits_name_no_session_on_the_root() {
+    let t = start_host().await;
+    let (s, c) = ("ahp-session:/edits", "ahp-chat:/edits/writer");
+    let mut raw = raw_v1(&t.host, "edits-client").await;
+    request(&mut raw, 2, "createSession", json!({"channel": s})).await;
+    request(&mut raw, 3, "createChat", json!({"channel": s, "chat": c})).await;
+    request(&mut raw, 4, "subscribe", json!({"channel": c})).await;
+    request(&mut raw, 5, "subscribe", json!({"channel": ROOT_CHANNEL})).await;
+    let started = json!({"type": "chat/turnStarted", "turnId": "w1",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": "/write chat-note.txt hi", "origin": {"kind": "user"}}});
+    let echo = dispatch(&mut raw, c, 1, started).await;
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    let mut edited = false;
+    loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["method"] == "root/sessionSummaryChanged" || frame["method"] == "root/sessionAdded"
+        {
+            assert_eq!(frame["params"]["session"], s, "{frame}");
+        }
+        let action = &frame["params"]["action"];
+        edited |= frame["params"]["channel"] == c && action["type"] == "chat/toolCallComplete";
+        if frame["params"]["channel"] == c && action["type"] == "chat/turnComplete" {
+            break;
+        }
+    }
+    assert!(edited, "the agent wrote the file");
+    assert_eq!(
+        std::fs::read_to_string(t.work.path().join("chat-note.txt")).unwrap(),
+        "hi"
+    );
+    raw.close().await;
+    t.host.shutdown().await;
+}
