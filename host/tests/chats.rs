@@ -684,3 +684,45 @@ async fn a_chats_file_edits_name_no_session_on_the_root() {
     raw.close().await;
     t.host.shutdown().await;
 }
+
+#[tokio::test]
+async fn kill_9_during_a_second_chats_turn_keeps_it() {
+    const TOKEN: &str = "chats-test-token-0123456789abcdef";
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let spawn = || HostProcess::spawn(data.path(), work.path(), TOKEN, &["--chunk-delay-ms", "1"]);
+    let (s, c) = ("ahp-session:/killed2", "ahp-chat:/killed2/other");
+    let host = spawn();
+    let mut raw = raw_v1_url(&host.url(), "k1").await;
+    request(&mut raw, 2, "createSession", json!({"channel": s})).await;
+    request(&mut raw, 3, "createChat", json!({"channel": s, "chat": c})).await;
+    request(&mut raw, 4, "subscribe", json!({"channel": c})).await;
+    run_turn(&mut raw, c, 1, "t1").await;
+    let started = json!({"type": "chat/turnStarted", "turnId": "long",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": "/long 5000", "origin": {"kind": "user"}}});
+    let echo = dispatch(&mut raw, c, 2, started).await;
+    let mut last_seq = echo["serverSeq"].as_u64().unwrap();
+    let mut deltas = 0;
+    while deltas < 20 {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["params"]["action"]["type"] == "chat/delta" {
+            deltas += 1;
+            last_seq = last_seq.max(frame["params"]["serverSeq"].as_u64().unwrap());
+        }
+    }
+    host.kill_9();
+
+    let host = spawn();
+    let url = host.url();
+    let (session, chat) = snapshots(&url, s, c).await;
+    assert_eq!(turn_ids(&chat), ["t1", "long"]);
+    assert!(chat.active_turn.is_none(), "the interrupted turn ended");
+    assert_eq!(chat_uris(&session), ["ahp-chat:/killed2/default", c]);
+    let mut raw = raw_v1_url(&url, "k2").await;
+    request(&mut raw, 2, "subscribe", json!({"channel": c})).await;
+    let echo = dispatch(&mut raw, c, 1, draft("after")).await;
+    assert!(echo["serverSeq"].as_u64().unwrap() > last_seq, "{echo}");
+    raw.close().await;
+    host.kill_9();
+}
