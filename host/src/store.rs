@@ -578,10 +578,11 @@ impl Store {
         for (channel, action) in &log {
             let action: v1::StateAction = serde_json::from_str(action)?;
             // Logged actions were applied once already; replaying them reproduces the state.
-            if channel == uri {
-                let _ = session_reducer_v1(&mut head.session, &action);
-            } else if let Some(chat) = head.chats.iter_mut().find(|c| &c.resource == channel) {
+            // A chat first: a non-default chat's state is stored under the chat's URI.
+            if let Some(chat) = head.chats.iter_mut().find(|c| &c.resource == channel) {
                 let _ = chat_reducer(chat, &action);
+            } else if channel == uri {
+                let _ = session_reducer_v1(&mut head.session, &action);
             }
         }
         Ok(Some(LoadedV1 {

@@ -352,3 +352,377 @@ async fn a_database_of_an_older_host_is_lifted_once_and_kept() {
     // Let the host's files go before the directories do.
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
+
+/// The resources of a session's `chats` entries, sorted.
+fn chat_uris(session: &v1::SessionState) -> Vec<&str> {
+    let mut uris: Vec<&str> = session.chats.iter().map(|c| c.resource.as_str()).collect();
+    uris.sort();
+    uris
+}
+
+fn turn_ids(chat: &v1::ChatState) -> Vec<&str> {
+    chat.turns.iter().map(|t| t.id.as_str()).collect()
+}
+
+#[tokio::test]
+async fn a_second_chat_is_a_conversation_of_its_own_and_survives_a_restart() {
+    let t = start_host().await;
+    let url = url_with_token(&t.host);
+    let (s, c1, c2) = (
+        "ahp-session:/two",
+        "ahp-chat:/two/default",
+        "ahp-chat:/two/second",
+    );
+    let mut raw = raw_v1(&t.host, "two-client").await;
+    request(&mut raw, 2, "createSession", json!({"channel": s})).await;
+    request(&mut raw, 3, "subscribe", json!({"channel": c1})).await;
+    let created = request(&mut raw, 4, "createChat", json!({"channel": s, "chat": c2})).await;
+    assert!(created.get("result").is_some(), "{created}");
+    let subscribed = request(&mut raw, 5, "subscribe", json!({"channel": c2})).await;
+    assert!(subscribed.get("result").is_some(), "{subscribed}");
+
+    // A slow turn in the default chat does not hold up a turn in the second one.
+    let slow = json!({"type": "chat/turnStarted", "turnId": "slow",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": "/slow\n/long 400", "origin": {"kind": "user"}}});
+    let echo = dispatch(&mut raw, c1, 1, slow).await;
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    let begun = std::time::Instant::now();
+    run_turn(&mut raw, c2, 2, "quick").await;
+    assert!(
+        begun.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        begun.elapsed()
+    );
+    let (session, first) = snapshots(&url, s, c1).await;
+    assert_eq!(
+        first.active_turn.as_ref().map(|t| t.id.as_str()),
+        Some("slow"),
+        "the slow turn still runs"
+    );
+    assert!(first.turns.is_empty());
+    assert_eq!(chat_uris(&session), [c1, c2]);
+    let (_, second) = snapshots(&url, s, c2).await;
+    assert_eq!(turn_ids(&second), ["quick"]);
+    assert!(second.active_turn.is_none());
+
+    // A 0.3.0 client sees the session as its default chat, and nothing of the other one.
+    let mut old = Client::ready(&t.host, "old-client").await;
+    let listed: Vec<String> = old
+        .list_sessions()
+        .await
+        .items
+        .into_iter()
+        .map(|s| s.resource)
+        .collect();
+    assert_eq!(listed, [s]);
+    old.expect_error("subscribe", json!({"channel": c2}), -32008)
+        .await;
+    let view = session_state(&old.subscribe(s).await);
+    assert!(view.turns.is_empty());
+    assert_eq!(
+        view.active_turn.as_ref().map(|t| t.id.as_str()),
+        Some("slow")
+    );
+    old.close().await;
+    raw.close().await;
+
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = restart(data.path(), work.path()).await;
+    let url = url_with_token(&host);
+    let (session, again) = snapshots(&url, s, c2).await;
+    assert_eq!(again, second, "the second chat after a restart");
+    assert_eq!(chat_uris(&session), [c1, c2]);
+    // Its agent answers again after the restart.
+    let mut raw = raw_v1(&host, "two-client-2").await;
+    request(&mut raw, 2, "subscribe", json!({"channel": s})).await;
+    request(&mut raw, 3, "subscribe", json!({"channel": c2})).await;
+    run_turn(&mut raw, c2, 1, "again").await;
+    let (_, after) = snapshots(&url, s, c2).await;
+    assert_eq!(turn_ids(&after), ["quick", "again"]);
+
+    // Disposed of: gone from the session, not subscribable, gone from the database.
+    let disposed = request(&mut raw, 4, "disposeChat", json!({"channel": c2})).await;
+    assert!(disposed.get("result").is_some(), "{disposed}");
+    let gone = request(&mut raw, 5, "subscribe", json!({"channel": c2})).await;
+    assert_eq!(gone["error"]["code"], -32001, "{gone}");
+    let reader = AhpClient::connect(&url, options("reader"))
+        .await
+        .expect("a 1.0.0 handshake");
+    reader.subscribe(s).await.expect("session");
+    let Some(AnyState::Session(session)) = reader.state_v1(s) else {
+        panic!("{s} is a session");
+    };
+    reader.close();
+    assert_eq!(chat_uris(&session), [c1]);
+    raw.close().await;
+    host.shutdown().await;
+    let left = stored_rows(
+        data.path(),
+        "SELECT (SELECT COUNT(*) FROM chat_turns WHERE chat = 'ahp-chat:/two/second') + \
+         (SELECT COUNT(*) FROM v1_sessions WHERE uri = 'ahp-chat:/two/second') + \
+         (SELECT COUNT(*) FROM sessions WHERE uri = 'ahp-chat:/two/second')",
+    );
+    assert_eq!(left, 0, "nothing of the disposed chat is stored");
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}
+
+#[tokio::test]
+async fn bad_chat_commands_get_typed_errors_and_change_nothing() {
+    let t = start_host().await;
+    let url = url_with_token(&t.host);
+    let (s, c1, c2) = (
+        "ahp-session:/strict",
+        "ahp-chat:/strict/default",
+        "ahp-chat:/strict/b",
+    );
+    let mut raw = raw_v1(&t.host, "strict-client").await;
+    request(&mut raw, 2, "createSession", json!({"channel": s})).await;
+    let ok = request(&mut raw, 3, "createChat", json!({"channel": s, "chat": c2})).await;
+    assert!(ok.get("result").is_some(), "{ok}");
+    let (before, _) = snapshots(&url, s, c2).await;
+    let cases = [
+        (
+            "createChat",
+            json!({"channel": "ahp-session:/nope", "chat": "ahp-chat:/nope/x"}),
+            -32001,
+        ),
+        (
+            "createChat",
+            json!({"channel": s, "chat": "ahp-chat:/other/x"}),
+            -32602,
+        ),
+        ("createChat", json!({"channel": s, "chat": c1}), -32602),
+        (
+            "createChat",
+            json!({"channel": s, "chat": "ahp-chat:/strict/a\u{7}"}),
+            -32602,
+        ),
+        ("createChat", json!({"channel": s, "chat": c2}), -32010),
+        (
+            "createChat",
+            json!({"channel": c2, "chat": "ahp-chat:/strict/b/c"}),
+            -32001,
+        ),
+        ("disposeChat", json!({"channel": c1}), -32602),
+        (
+            "disposeChat",
+            json!({"channel": "ahp-chat:/strict/none"}),
+            -32008,
+        ),
+        ("disposeChat", json!({"channel": s}), -32008),
+        ("disposeSession", json!({"channel": c2}), -32001),
+    ];
+    for (i, (method, params, code)) in cases.into_iter().enumerate() {
+        let answer = request(&mut raw, 10 + i as u64, method, params.clone()).await;
+        assert_eq!(answer["error"]["code"], code, "{method} {params}: {answer}");
+    }
+    // Both connections alive, nothing changed.
+    let pong = request(&mut raw, 99, "ping", json!({"channel": ROOT_CHANNEL})).await;
+    assert!(pong.get("result").is_some(), "{pong}");
+    let (after, _) = snapshots(&url, s, c2).await;
+    assert_eq!(after, before);
+
+    // The spec's opaque chat URI, with a first message: its turn runs on the chat's own.
+    let opaque = "ahp-chat:/9f1c2d3e-opaque";
+    let message = json!({"text": "hi there", "origin": {"kind": "user"}});
+    let params = json!({"channel": s, "chat": opaque, "initialMessage": message});
+    let made = request(&mut raw, 40, "createChat", params).await;
+    assert!(made.get("result").is_some(), "{made}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let (session, chat) = loop {
+        let (session, chat) = snapshots(&url, s, opaque).await;
+        if chat.active_turn.is_none() && !chat.turns.is_empty() {
+            break (session, chat);
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no first turn: {chat:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(chat.turns.len(), 1);
+    assert_eq!(chat.turns[0].message.text, "hi there");
+    assert_eq!(chat_uris(&session), [opaque, c2, c1]);
+
+    // The session's chats go with it.
+    let disposed = request(&mut raw, 41, "disposeSession", json!({"channel": s})).await;
+    assert!(disposed.get("result").is_some(), "{disposed}");
+    let gone = request(&mut raw, 42, "subscribe", json!({"channel": opaque})).await;
+    assert_eq!(gone["error"]["code"], -32001, "{gone}");
+    raw.close().await;
+    let common::TestHost { host, data, .. } = t;
+    host.shutdown().await;
+    let left = stored_rows(
+        data.path(),
+        "SELECT (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM v1_sessions) + \
+         (SELECT COUNT(*) FROM chat_turns)",
+    );
+    assert_eq!(left, 0, "nothing of the session or its chats is stored");
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}
+
+#[tokio::test]
+async fn move_chat_hands_a_chat_to_another_session_and_survives_a_restart() {
+    let t = start_host().await;
+    let url = url_with_token(&t.host);
+    let (s1, s2, c) = (
+        "ahp-session:/from",
+        "ahp-session:/to",
+        "ahp-chat:/from/moving",
+    );
+    let (d1, d2) = ("ahp-chat:/from/default", "ahp-chat:/to/default");
+    let mut raw = raw_v1(&t.host, "mover").await;
+    request(&mut raw, 2, "createSession", json!({"channel": s1})).await;
+    request(&mut raw, 3, "createSession", json!({"channel": s2})).await;
+    request(&mut raw, 4, "createChat", json!({"channel": s1, "chat": c})).await;
+    request(&mut raw, 5, "subscribe", json!({"channel": c})).await;
+    run_turn(&mut raw, c, 1, "before").await;
+    let (_, chat) = snapshots(&url, s1, c).await;
+    assert_eq!(chat.movable, Some(true));
+
+    // Refused, nothing changed: the default chat, a missing session, a missing anchor, a new
+    // session as the destination.
+    let bad = [
+        (
+            json!({"channel": d1, "destination": {"kind": "session", "session": s2}}),
+            -32602,
+        ),
+        (
+            json!({"channel": c, "destination": {"kind": "session", "session": "ahp-session:/none"}}),
+            -32001,
+        ),
+        (
+            json!({"channel": c, "destination": {"kind": "session", "session": s2, "after": "ahp-chat:/x"}}),
+            -32602,
+        ),
+        (
+            json!({"channel": c, "destination": {"kind": "session", "session": s1}}),
+            -32602,
+        ),
+        (
+            json!({"channel": "ahp-chat:/from/none", "destination": {"kind": "session", "session": s2}}),
+            -32008,
+        ),
+    ];
+    for (i, (params, code)) in bad.into_iter().enumerate() {
+        let answer = request(&mut raw, 10 + i as u64, "moveChat", params.clone()).await;
+        assert_eq!(answer["error"]["code"], code, "{params}: {answer}");
+    }
+    let (from, _) = snapshots(&url, s1, c).await;
+    assert_eq!(chat_uris(&from), [d1, c]);
+
+    let params =
+        json!({"channel": c, "destination": {"kind": "session", "session": s2, "after": d2}});
+    let moved = request(&mut raw, 20, "moveChat", params).await;
+    assert_eq!(moved["result"]["session"], s2, "{moved}");
+    let (from, _) = snapshots(&url, s1, d1).await;
+    assert_eq!(chat_uris(&from), [d1]);
+    let (to, _) = snapshots(&url, s2, c).await;
+    let order: Vec<&str> = to.chats.iter().map(|c| c.resource.as_str()).collect();
+    assert_eq!(order, [d2, c]);
+    raw.close().await;
+
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = restart(data.path(), work.path()).await;
+    let url = url_with_token(&host);
+    let (to, after) = snapshots(&url, s2, c).await;
+    assert_eq!(chat_uris(&to), [c, d2]);
+    assert_eq!(after, chat, "the moved chat keeps its state");
+    // Its agent still answers, and its entry now follows it in the new session.
+    let mut raw = raw_v1(&host, "mover-2").await;
+    request(&mut raw, 2, "subscribe", json!({"channel": s2})).await;
+    request(&mut raw, 3, "subscribe", json!({"channel": c})).await;
+    run_turn(&mut raw, c, 1, "after").await;
+    let (to, after) = snapshots(&url, s2, c).await;
+    assert_eq!(turn_ids(&after), ["before", "after"]);
+    let entry = to
+        .chats
+        .iter()
+        .find(|e| e.resource == c)
+        .expect("its entry");
+    assert_eq!(entry.modified_at, after.modified_at);
+    raw.close().await;
+    host.shutdown().await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}
+
+#[tokio::test]
+async fn a_chats_file_edits_name_no_session_on_the_root() {
+    let t = start_host().await;
+    let (s, c) = ("ahp-session:/edits", "ahp-chat:/edits/writer");
+    let mut raw = raw_v1(&t.host, "edits-client").await;
+    request(&mut raw, 2, "createSession", json!({"channel": s})).await;
+    request(&mut raw, 3, "createChat", json!({"channel": s, "chat": c})).await;
+    request(&mut raw, 4, "subscribe", json!({"channel": c})).await;
+    request(&mut raw, 5, "subscribe", json!({"channel": ROOT_CHANNEL})).await;
+    let started = json!({"type": "chat/turnStarted", "turnId": "w1",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": "/write chat-note.txt hi", "origin": {"kind": "user"}}});
+    let echo = dispatch(&mut raw, c, 1, started).await;
+    assert!(echo.get("rejectionReason").is_none(), "{echo}");
+    let mut edited = false;
+    loop {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["method"] == "root/sessionSummaryChanged" || frame["method"] == "root/sessionAdded"
+        {
+            assert_eq!(frame["params"]["session"], s, "{frame}");
+        }
+        let action = &frame["params"]["action"];
+        edited |= frame["params"]["channel"] == c && action["type"] == "chat/toolCallComplete";
+        if frame["params"]["channel"] == c && action["type"] == "chat/turnComplete" {
+            break;
+        }
+    }
+    assert!(edited, "the agent wrote the file");
+    assert_eq!(
+        std::fs::read_to_string(t.work.path().join("chat-note.txt")).unwrap(),
+        "hi"
+    );
+    raw.close().await;
+    t.host.shutdown().await;
+}
+
+#[tokio::test]
+async fn kill_9_during_a_second_chats_turn_keeps_it() {
+    const TOKEN: &str = "chats-test-token-0123456789abcdef";
+    let data = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let spawn = || HostProcess::spawn(data.path(), work.path(), TOKEN, &["--chunk-delay-ms", "1"]);
+    let (s, c) = ("ahp-session:/killed2", "ahp-chat:/killed2/other");
+    let host = spawn();
+    let mut raw = raw_v1_url(&host.url(), "k1").await;
+    request(&mut raw, 2, "createSession", json!({"channel": s})).await;
+    request(&mut raw, 3, "createChat", json!({"channel": s, "chat": c})).await;
+    request(&mut raw, 4, "subscribe", json!({"channel": c})).await;
+    run_turn(&mut raw, c, 1, "t1").await;
+    let started = json!({"type": "chat/turnStarted", "turnId": "long",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": "/long 5000", "origin": {"kind": "user"}}});
+    let echo = dispatch(&mut raw, c, 2, started).await;
+    let mut last_seq = echo["serverSeq"].as_u64().unwrap();
+    let mut deltas = 0;
+    while deltas < 20 {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["params"]["action"]["type"] == "chat/delta" {
+            deltas += 1;
+            last_seq = last_seq.max(frame["params"]["serverSeq"].as_u64().unwrap());
+        }
+    }
+    host.kill_9();
+
+    let host = spawn();
+    let url = host.url();
+    let (session, chat) = snapshots(&url, s, c).await;
+    assert_eq!(turn_ids(&chat), ["t1", "long"]);
+    assert!(chat.active_turn.is_none(), "the interrupted turn ended");
+    assert_eq!(chat_uris(&session), ["ahp-chat:/killed2/default", c]);
+    let mut raw = raw_v1_url(&url, "k2").await;
+    request(&mut raw, 2, "subscribe", json!({"channel": c})).await;
+    let echo = dispatch(&mut raw, c, 1, draft("after")).await;
+    assert!(echo["serverSeq"].as_u64().unwrap() > last_seq, "{echo}");
+    raw.close().await;
+    host.kill_9();
+}

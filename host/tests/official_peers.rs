@@ -5,6 +5,8 @@
 //! session and default chat, reduced by the official 1.0 reducers across a reconnect, equals
 //! fresh snapshots. An official 0.3.0 client (`ahp` 0.3.0) on the same session sees the default
 //! chat: the 1.0 client's turn, and its own turn reaches the 1.0 client's chat.
+//! The official 1.0 client also creates a second chat and runs a turn there: its mirror of the
+//! session and that chat equals fresh snapshots.
 
 mod common;
 mod v1_support;
@@ -180,8 +182,13 @@ fn check_frame(text: &str, methods: &HashMap<u64, String>) -> Result<(), String>
             round_trips::<cmd::SessionConfigCompletionsResult>(method, result)
         }
         // "No payload either way" (the spec's `ping`), and the commands 1.0 gives no result.
-        "ping" | "createSession" | "disposeSession" | "unsubscribe" if result.is_null() => Ok(()),
-        "createSession" | "disposeSession" => {
+        "ping" | "createSession" | "disposeSession" | "unsubscribe" | "createChat"
+        | "disposeChat"
+            if result.is_null() =>
+        {
+            Ok(())
+        }
+        "createSession" | "disposeSession" | "createChat" | "disposeChat" => {
             round_trips::<cmd::ResourceWriteResult>(method, result)
         }
         other => Err(format!("a result of `{other}` (id {id}): {text}")),
@@ -646,5 +653,103 @@ async fn an_official_0_3_0_client_sees_the_default_chat_of_a_1_0_clients_session
     assert_strict(&checked, 10);
     v1_client.shutdown().await;
     old.shutdown().await;
+    fresh.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_official_1_0_client_creates_a_second_chat_and_its_mirror_is_the_hosts() {
+    const C2: &str = "ahp-chat:/peers/second";
+    let t = start_host().await;
+    let (client, checked) = connect(&t).await;
+    client
+        .initialize("peers-chats".into(), vec!["1.0.0".into()], vec![])
+        .await
+        .expect("initialize");
+    let _: Value = client
+        .request("createSession", json!({"channel": S}))
+        .await
+        .expect("createSession");
+    let SnapshotState::Session(mut session) = snapshot(&client, S).await else {
+        panic!("a session snapshot expected");
+    };
+    let mut events = client.events();
+    let _: Value = client
+        .request("createChat", json!({"channel": S, "chat": C2}))
+        .await
+        .expect("createChat");
+    let SnapshotState::Chat(mut chat) = snapshot(&client, C2).await else {
+        panic!("a chat snapshot expected");
+    };
+    client
+        .dispatch(C2.into(), turn_started("c2-t1", "In the second chat"))
+        .await
+        .expect("dispatch");
+    let mut apply = |event: &ClientEvent| {
+        let SubscriptionEvent::Action(envelope) = &event.event else {
+            return false;
+        };
+        assert!(envelope.rejection_reason.is_none(), "{envelope:?}");
+        match envelope.channel.as_str() {
+            S => drop(ahp_v1::reducers::apply_action_to_session(
+                &mut session,
+                &envelope.action,
+            )),
+            C2 => drop(ahp_v1::reducers::apply_action_to_chat(
+                &mut chat,
+                &envelope.action,
+            )),
+            _ => {}
+        }
+        let action = serde_json::to_value(&envelope.action).unwrap();
+        action["type"] == "chat/turnComplete" && action["turnId"] == "c2-t1"
+    };
+    loop {
+        let event = tokio::time::timeout(WAIT, events.recv())
+            .await
+            .expect("an event within the timeout")
+            .expect("connected");
+        if apply(&event) {
+            break;
+        }
+    }
+    while let Ok(Some(event)) =
+        tokio::time::timeout(Duration::from_millis(500), events.recv()).await
+    {
+        apply(&event);
+    }
+    assert_eq!(chat.turns.len(), 1);
+    assert_eq!(session.chats.len(), 2, "{:?}", session.chats);
+
+    // The official mirror is the host's state: fresh snapshots on another connection.
+    let (fresh, fresh_checked) = connect(&t).await;
+    fresh
+        .initialize("peers-chats-fresh".into(), vec!["1.0.0".into()], vec![])
+        .await
+        .expect("initialize");
+    let SnapshotState::Session(hosts_session) = snapshot(&fresh, S).await else {
+        panic!("a session snapshot expected");
+    };
+    let SnapshotState::Chat(hosts_chat) = snapshot(&fresh, C2).await else {
+        panic!("a chat snapshot expected");
+    };
+    assert_eq!(
+        first_difference(
+            &serde_json::to_value(&session).unwrap(),
+            &serde_json::to_value(&hosts_session).unwrap()
+        ),
+        None,
+        "the official mirror's session differs from the host's"
+    );
+    assert_eq!(
+        first_difference(
+            &serde_json::to_value(&chat).unwrap(),
+            &serde_json::to_value(&hosts_chat).unwrap()
+        ),
+        None,
+        "the official mirror's second chat differs from the host's"
+    );
+    assert_strict(&checked, 5);
+    assert_strict(&fresh_checked, 2);
+    client.shutdown().await;
     fresh.shutdown().await;
 }

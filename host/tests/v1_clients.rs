@@ -395,18 +395,18 @@ async fn dispatches_of_1_0_clients_are_rejected_in_1_0_and_unserved_commands_say
         serde_json::from_value(read["result"].clone()).expect("a 1.0 result");
     assert_eq!(read.data, "hello from the working directory\n");
 
-    // A 1.0 command not served to 1.0 clients yet names itself.
+    // Every 1.0 command is served: a default chat may not move (a typed error saying so).
     let chat = request(
         &mut raw,
         4,
-        "createChat",
-        json!({"channel": S, "chat": "ahp-chat:/other"}),
+        "moveChat",
+        json!({"channel": C, "destination": {"kind": "session", "session": "ahp-session:/other"}}),
     )
     .await;
-    assert_eq!(chat["error"]["code"], -32601, "{chat}");
+    assert_eq!(chat["error"]["code"], -32602, "{chat}");
     assert!(chat["error"]["message"]
         .as_str()
-        .is_some_and(|m| m.contains("`createChat`") && m.contains("1.0.0")));
+        .is_some_and(|m| m.contains("default chat")));
 }
 
 /// Dispatches `chat/turnStarted` on the default chat and waits for the turn to complete there.

@@ -392,6 +392,10 @@ impl Hub {
             extra: Default::default(),
         };
         self.changesets.map.get_mut(channel).expect("found").summary = Some(summary);
+        // A chat's view is no session of the root's (`chat_views.rs`).
+        if super::chat_views::is_chat_view(&params.session) {
+            return;
+        }
         self.core
             .notify_root(methods::SESSION_SUMMARY_CHANGED, &params);
     }

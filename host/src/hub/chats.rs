@@ -30,7 +30,7 @@ impl Hub {
         json: Value,
         origin: v03::ActionOrigin,
     ) {
-        let on_session = channel == uri;
+        let on_session = channel == uri && !channel.starts_with(super::v1_mirror::CHAT_PREFIX);
         let kind = json.get("type").and_then(Value::as_str).unwrap_or("");
         if !CLIENT_V1_ONLY.contains(&(kind, on_session)) {
             let reason = "this action has no AHP 0.3.0 form and clients may not dispatch it \
@@ -44,20 +44,22 @@ impl Hub {
             return;
         };
         let status = mirror.session.status;
-        let applied = match mirror.apply(uri, on_session, &action, json.clone()) {
+        let mut applied = match mirror.apply(uri, on_session, &action, json.clone()) {
             Ok(applied) => applied,
             Err(reason) => return self.reject_v1(conn, channel, &json, &origin, reason),
         };
+        let parent = mirror.parent.clone();
+        let to_parent = super::chat_views::split_parent(parent.as_deref(), &mut applied);
         // Each envelope its own `serverSeq`.
         let first = self.core.seq + 1;
         self.core.seq += applied.len() as u64;
         mirror.record(&session.uri, first, &applied, &mut self.core.ops);
         for (i, (to, action)) in applied.iter().enumerate() {
             let seq = first + i as u64;
-            let subs = if to == uri {
-                &mirror.session_subs
-            } else {
+            let subs = if *to == mirror.chat_uri {
                 &mirror.chat_subs
+            } else {
+                &mirror.session_subs
             };
             // The first is the dispatcher's echo; a `session/chatUpdated` after it is the host's.
             let origin = Some(&origin).filter(|_| i == 0);
@@ -65,8 +67,11 @@ impl Hub {
             fanout(&mut self.core.outbox, subs, &frame);
         }
         let now = mirror.session.status;
-        if now != status {
+        if now != status && parent.is_none() {
             self.core.v1_notify_status(uri, now);
+        }
+        if let Some(parent) = parent {
+            self.core.v1_to_parent(&parent, to_parent);
         }
     }
 }

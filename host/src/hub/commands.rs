@@ -1,5 +1,6 @@
 //! Request handlers: handshake, subscriptions and the session commands.
 
+use super::chat_views::is_chat_view;
 use super::features::snapshot_json;
 use super::identity::Claim;
 use super::sessions::Session;
@@ -143,6 +144,7 @@ impl Hub {
             .core
             .sessions
             .values()
+            .filter(|s| !is_chat_view(&s.uri))
             .map(|s| &s.state.summary)
             .filter(|summary| filter.matches(summary))
             .map(|summary| self.listed_summary(summary))
@@ -190,6 +192,9 @@ impl Hub {
             snapshot_json(channel, &self.core.root, self.core.seq)?
         } else if self.feature_has_channel(channel) {
             self.feature_snapshot(channel)?
+        } else if is_chat_view(channel) {
+            // A chat's view is not shown to 0.3.0 clients (`chat_views.rs`).
+            return None;
         } else {
             let state = &self.core.sessions.get(channel)?.state;
             let plain = (!apps)
@@ -685,6 +690,12 @@ impl Hub {
         uri: &str,
         requester: Option<(ConnId, &RequestId)>,
     ) -> Result<(), ErrorObject> {
+        if is_chat_view(uri) || !self.core.sessions.contains_key(uri) {
+            return Err(session_not_found(uri));
+        }
+        for chat in self.chats_of(uri) {
+            self.close_chat(&chat);
+        }
         let mut session = self
             .core
             .sessions
@@ -728,7 +739,12 @@ impl Hub {
     }
 
     fn update_active_sessions(&mut self) {
-        let count = self.core.sessions.len() as f64;
+        let count = self
+            .core
+            .sessions
+            .keys()
+            .filter(|uri| !is_chat_view(uri))
+            .count() as f64;
         let action = StateAction::RootActiveSessionsChanged(RootActiveSessionsChangedAction {
             active_sessions: count,
             extra: Default::default(),

@@ -218,6 +218,10 @@ impl Hub {
         if channel.starts_with("ahp-terminal:") {
             return self.on_terminal_dispatch(conn, &channel, action, origin);
         }
+        // A chat's view is not a 0.3.0 channel (`chat_views.rs`).
+        if super::chat_views::is_chat_view(&channel) && !self.core.is_v1(conn) {
+            return;
+        }
         // Actions for a channel that does not exist are ignored silently (session-channel.md).
         let Some(session) = self.core.sessions.get_mut(&channel) else {
             return;

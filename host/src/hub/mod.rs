@@ -47,6 +47,7 @@ mod automations;
 mod base;
 mod canvases;
 mod changesets;
+mod chat_views;
 mod chats;
 mod commands;
 mod customizations;
@@ -144,7 +145,13 @@ impl Hub {
             root_uri: Arc::from(ROOT_CHANNEL),
             root: RootState {
                 agents: vec![crate::agent::agent_info()],
-                active_sessions: Some(loaded.sessions.len() as f64),
+                active_sessions: Some(
+                    loaded
+                        .sessions
+                        .iter()
+                        .filter(|s| !chat_views::is_chat_view(&s.state.summary.resource))
+                        .count() as f64,
+                ),
                 terminals: None,
                 config: Some(crate::agent::config::root_config(
                     loaded
@@ -219,6 +226,13 @@ impl Hub {
                 mirror.record_all(&session.uri, seq, &mut hub.core.ops);
             }
             hub.core.sessions.insert(uri.clone(), session);
+        }
+        for orphan in chat_views::link_parents(&mut hub.core.sessions) {
+            eprintln!("ahp-host: chat {orphan} belongs to no session; dropped");
+            hub.core.ops.push(crate::store::Op::DeleteSession {
+                uri: Arc::from(orphan.as_str()),
+            });
+            interrupted.retain(|(uri, _)| *uri != orphan);
         }
         for (uri, turn_id) in interrupted {
             hub.apply_server(&uri, turns::interrupted(&turn_id));

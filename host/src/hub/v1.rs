@@ -16,12 +16,17 @@
 //! 1.0 subscribers), so no feature ever sends them a 0.3.0 frame. What they dispatch on the
 //! default chat or the session is translated into 0.3.0 (`compat::action`) and goes through the
 //! 0.3.0 authorization and apply path (`dispatch.rs`), so the agent reacts to it as to a 0.3.0
-//! client's; its rejections reach the dispatcher as 1.0 envelopes ([`PendingV1`]).
+//! client's; its rejections reach the dispatcher as 1.0 envelopes ([`PendingV1`]). A chat beyond
+//! the default one is a session-like view of its own (`chat_views.rs`), served the same way.
+//!
+//! The 1.0 requests come from the 1.0 command table (`bus/requests_v1.rs`), which expands here
+//! into the dispatch to their handlers.
 
 use super::annotations::Annotations;
 use super::automations;
 use super::base::Core;
 use super::canvases;
+use super::chat_views::{is_chat_view, split_parent};
 use super::commands::{
     insert_subscription, invalid, session_not_found, InitializeOut, ReconnectSnapshotOut,
 };
@@ -31,6 +36,7 @@ use super::v1_channels::limit_reached;
 use super::v1_mirror::{envelope_frame, session_of_chat, PendingV1, CHAT_PREFIX, V1};
 use super::v1_root::{root_state, summary, with_mirror};
 use super::{fanout, ConnId, Hub};
+use crate::bus::requests_v1::{for_each_host_command_v1, Optional, Shared};
 use crate::bus::RequestV1;
 use crate::compat::{self, SessionChange, Source, View};
 use crate::resources::file_uri;
@@ -41,6 +47,27 @@ use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::RawJsonBuf;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
+
+/// The dispatch of a 1.0 request to the handler of its row in the 1.0 command table.
+macro_rules! dispatch_requests_v1 {
+    ($($kind:ident $variant:ident($marker:ident) = $params:ty => $handler:ident;)*) => {
+        impl Hub {
+            /// Answers a 1.0 request with the handler of its row.
+            fn dispatch_v1(
+                &mut self,
+                conn: ConnId,
+                id: &RequestId,
+                request: RequestV1,
+            ) -> Result<(), ErrorObject> {
+                match request {
+                    $(RequestV1::$variant(params) => self.$handler(conn, id, params),)*
+                }
+            }
+        }
+    };
+}
+
+for_each_host_command_v1!(dispatch_requests_v1);
 
 impl Core {
     /// Keeps the 1.0 mirror of session `uri` in step with an applied action, and sends the 1.0
@@ -59,7 +86,9 @@ impl Core {
         let Some(mirror) = session.v1.as_mut() else {
             return;
         };
-        let applied = mirror.follow(uri, action, now);
+        let mut applied = mirror.follow(uri, action, now);
+        let parent = mirror.parent.clone();
+        let to_parent = split_parent(parent.as_deref(), &mut applied);
         if applied.is_empty() {
             return;
         }
@@ -70,10 +99,10 @@ impl Core {
         mirror.record(&session.uri, first, &applied, &mut self.ops);
         for (i, (channel, json)) in applied.into_iter().enumerate() {
             let seq = first + i as u64;
-            let subs = if channel == uri {
-                &mirror.session_subs
-            } else {
+            let subs = if channel == mirror.chat_uri {
                 &mirror.chat_subs
+            } else {
+                &mirror.session_subs
             };
             if !subs.is_empty() {
                 // The first is the translated action (the dispatcher's echo); a
@@ -82,6 +111,9 @@ impl Core {
                 let frame = envelope_frame(&channel, &json, seq, origin, None);
                 fanout(&mut self.outbox, subs, &frame);
             }
+        }
+        if let Some(parent) = parent {
+            self.v1_to_parent(&parent, to_parent);
         }
     }
 
@@ -131,7 +163,11 @@ impl Hub {
         } else if automations::is_channel(channel) {
             self.automations.snapshot(channel, seq)?
         } else if let Some(session) = self.core.sessions.get(channel) {
-            with_mirror(session, |m| snapshot_json(channel, &m.session, seq))??
+            let state = |m: &super::v1_mirror::Mirror| match m.parent {
+                Some(_) => snapshot_json(channel, &m.chat, seq),
+                None => snapshot_json(channel, &m.session, seq),
+            };
+            with_mirror(session, state)??
         } else if self.feature_has_channel(channel) {
             self.feature_snapshot_v1(channel)?
         } else {
@@ -172,7 +208,10 @@ impl Hub {
         }
         if self.core.sessions.contains_key(channel) {
             let session = self.core.sessions.get_mut(channel)?;
-            return session.v1.as_mut().map(|m| &mut m.session_subs);
+            return session.v1.as_mut().map(|m| match m.parent {
+                Some(_) => &mut m.chat_subs,
+                None => &mut m.session_subs,
+            });
         }
         let session = self.core.sessions.get_mut(&session_of_chat(channel)?)?;
         session.v1.as_mut().map(|m| &mut m.chat_subs)
@@ -331,56 +370,87 @@ impl Hub {
 
     /// A request of a 1.0 client.
     pub(super) fn on_request_v1(&mut self, conn: ConnId, id: RequestId, request: RequestV1) {
-        if let Err(error) = self.dispatch_v1_request(conn, &id, request) {
+        if let Err(error) = self.dispatch_v1(conn, &id, request) {
             self.core.respond_error(conn, &id, error);
         }
     }
 
-    fn dispatch_v1_request(
+    /// `subscribe` of a 1.0 client: its 1.0 snapshot.
+    fn on_subscribe_v1(
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        request: RequestV1,
+        p: v1::SubscribeParams,
     ) -> Result<(), ErrorObject> {
-        match request {
-            RequestV1::Subscribe(p) => {
-                let snapshot = self.subscribe_v1(conn, &p.channel)?;
-                self.core.respond(conn, id, &SubscribeOut { snapshot });
-                Ok(())
-            }
-            RequestV1::CreateSession(p) => {
-                let old = create_params(p)?;
-                self.create_session(conn, id, old)
-            }
-            RequestV1::DisposeSession(p) => {
-                let old = v03::DisposeSessionParams {
-                    channel: p.channel,
-                    extra: Default::default(),
-                };
-                self.dispose_session(conn, id, old)
-            }
-            RequestV1::ListSessions(p) => self.list_sessions_v1(conn, id, p),
-            RequestV1::FetchTurns(p) => {
-                let session = session_of_chat(&p.channel)
-                    .filter(|s| self.core.sessions.contains_key(s))
-                    .ok_or_else(|| session_not_found(&p.channel))?;
-                let _ = session;
-                // A mirror holds every turn of its chat: there are no older ones to load.
-                self.core
-                    .respond(conn, id, &v1::FetchTurnsResult::default());
-                Ok(())
-            }
-            RequestV1::ListAutomationTriggerDefinitions(_) => {
-                self.list_automation_triggers_v1(conn, id);
-                Ok(())
-            }
-            RequestV1::RunAutomation(p) => self.run_automation_v1(conn, id, p),
-            RequestV1::FetchAutomationRuns(p) => self.fetch_automation_runs_v1(conn, id, p),
-            RequestV1::Shared(request) => {
-                self.shared_request_v1(conn, id, request);
-                Ok(())
-            }
+        let snapshot = self.subscribe_v1(conn, &p.channel)?;
+        self.core.respond(conn, id, &SubscribeOut { snapshot });
+        Ok(())
+    }
+
+    /// `createSession` of a 1.0 client, answered by 0.3.0's (its mirror is lifted then).
+    fn create_session_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::CreateSessionParams,
+    ) -> Result<(), ErrorObject> {
+        let old = create_params(p)?;
+        self.create_session(conn, id, old)
+    }
+
+    /// `disposeSession` of a 1.0 client, answered by 0.3.0's.
+    fn dispose_session_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::DisposeSessionParams,
+    ) -> Result<(), ErrorObject> {
+        let old = v03::DisposeSessionParams {
+            channel: p.channel,
+            extra: Default::default(),
+        };
+        self.dispose_session(conn, id, old)
+    }
+
+    /// `fetchTurns` of a 1.0 client: a mirror holds every turn of its chat, so there are no
+    /// older ones to load.
+    fn fetch_turns_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::FetchTurnsParams,
+    ) -> Result<(), ErrorObject> {
+        let chat_view = is_chat_view(&p.channel) && self.core.sessions.contains_key(&p.channel);
+        if !chat_view {
+            session_of_chat(&p.channel)
+                .filter(|s| self.core.sessions.contains_key(s))
+                .ok_or_else(|| session_not_found(&p.channel))?;
         }
+        self.core
+            .respond(conn, id, &v1::FetchTurnsResult::default());
+        Ok(())
+    }
+
+    /// `listAutomationTriggerDefinitions`.
+    fn list_triggers_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        _: v1::ListAutomationTriggerDefinitionsParams,
+    ) -> Result<(), ErrorObject> {
+        self.list_automation_triggers_v1(conn, id);
+        Ok(())
+    }
+
+    /// A command 1.0 shares with 0.3.0, answered by its 0.3.0 handler.
+    fn shared_v1<P>(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: Shared<P>,
+    ) -> Result<(), ErrorObject> {
+        self.shared_request_v1(conn, id, p.request);
+        Ok(())
     }
 
     /// `listSessions` for 1.0: every session's 1.0 summary, oldest first; `limit` and `cursor`
@@ -389,9 +459,14 @@ impl Hub {
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        p: v1::ListSessionsParams,
+        Optional(p): Optional<v1::ListSessionsParams>,
     ) -> Result<(), ErrorObject> {
-        let mut sessions: Vec<&super::sessions::Session> = self.core.sessions.values().collect();
+        let mut sessions: Vec<&super::sessions::Session> = self
+            .core
+            .sessions
+            .values()
+            .filter(|s| !is_chat_view(&s.uri))
+            .collect();
         sessions.sort_by(|a, b| {
             a.state
                 .summary
@@ -469,7 +544,18 @@ impl Hub {
                 .canvases
                 .dispatch(&mut self.core, conn, &channel, action, &origin);
         }
-        let (uri, view) = if let Some(session) = self.core.sessions.get(&channel) {
+        let (uri, view) = if let Some(mirror) = self
+            .core
+            .sessions
+            .get(&channel)
+            .and_then(|s| s.v1.as_ref())
+            .filter(|m| m.parent.is_some())
+        {
+            let source = Source::DefaultChat {
+                before: &mirror.chat,
+            };
+            (channel.clone(), compat::action(source, &json))
+        } else if let Some(session) = self.core.sessions.get(&channel) {
             let Some(mirror) = session.v1.as_ref() else {
                 return;
             };

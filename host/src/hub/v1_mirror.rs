@@ -28,11 +28,15 @@ pub(super) fn session_of_chat(chat: &str) -> Option<String> {
     compat::session_of_chat(chat)
 }
 
-/// A session as 1.0 clients see it, with their subscriptions.
+/// A session as 1.0 clients see it, with their subscriptions; or, for a non-default chat's
+/// view (`parent`), that chat beside a session state of its own that only gives the
+/// translation its context (the chat's entry in the real session goes to `parent`).
 pub(super) struct Mirror {
     pub session: v1::SessionState,
     pub chat: v1::ChatState,
     pub chat_uri: String,
+    /// The session whose non-default chat this is (the chat's view; set by `chat_views.rs`).
+    pub parent: Option<String>,
     /// 1.0 connections subscribed to the session channel.
     pub session_subs: Vec<ConnId>,
     /// 1.0 connections subscribed to the default chat.
@@ -62,7 +66,12 @@ impl Mirror {
     /// The 1.0 view of a 0.3.0 session; `None` (logged) when the lifted state does not decode,
     /// a bug of the lift: the session is then not served to 1.0 clients.
     pub fn lift(state: &v03::SessionState) -> Option<Mirror> {
-        let chat_uri = default_chat_uri(&state.summary.resource);
+        // A non-default chat's view is keyed by the chat's URI (`chat_views.rs`).
+        let resource = &state.summary.resource;
+        let chat_uri = match resource.starts_with(CHAT_PREFIX) {
+            true => resource.clone(),
+            false => default_chat_uri(resource),
+        };
         let (session, chat) = compat::lift(state, &chat_uri);
         let decoded = serde_json::from_value::<v1::SessionState>(session)
             .and_then(|s| Ok((s, serde_json::from_value::<v1::ChatState>(chat)?)));
@@ -71,6 +80,7 @@ impl Mirror {
                 session,
                 chat,
                 chat_uri,
+                parent: None,
                 session_subs: Vec::new(),
                 chat_subs: Vec::new(),
                 persisted_turns: 0,
@@ -111,6 +121,7 @@ impl Mirror {
             session: head.session,
             chat,
             chat_uri,
+            parent: None,
             session_subs: Vec::new(),
             chat_subs: Vec::new(),
             persisted_turns,
@@ -214,7 +225,8 @@ impl Mirror {
             return Err(e.reason());
         }
         let mut out = vec![(self.chat_uri.clone(), json)];
-        out.extend(self.chat_updated().map(|a| (uri.to_owned(), a)));
+        let to = self.session_channel(uri);
+        out.extend(self.chat_updated().map(|a| (to, a)));
         Ok(out)
     }
 
@@ -240,6 +252,8 @@ impl Mirror {
             return out;
         };
         match target {
+            // A chat's view has no session of its own to show.
+            Target::Session if self.parent.is_some() => {}
             Target::Session => {
                 if session_reducer(&mut self.session, &typed).is_applied() {
                     out.push((uri.to_owned(), new));
@@ -248,11 +262,17 @@ impl Mirror {
             Target::DefaultChat => {
                 if chat_reducer(&mut self.chat, &typed).is_applied() {
                     out.push((self.chat_uri.clone(), new));
-                    out.extend(self.chat_updated().map(|a| (uri.to_owned(), a)));
+                    let to = self.session_channel(uri);
+                    out.extend(self.chat_updated().map(|a| (to, a)));
                 }
             }
         }
         out
+    }
+
+    /// The channel of the session the chat's `chats` entry is in.
+    fn session_channel(&self, uri: &str) -> String {
+        self.parent.clone().unwrap_or_else(|| uri.to_owned())
     }
 
     /// `session/chatUpdated` for the members of the default chat's summary that differ from the

@@ -1,0 +1,427 @@
+//! Chats beyond a session's default one (`createChat`, `disposeChat`).
+//!
+//! Decision: a non-default chat is a conversation of its own, driven exactly as a session is
+//! today. Its *view* is a 0.3.0 session state kept in `Core::sessions` under the chat's URI
+//! (`ahp-chat:/<session id>/<name>`): the agent, the turn logic and the stores work on it by
+//! channel as on any session, so the built-in agent runs per chat and a turn in one chat never
+//! waits on another's. Its 1.0 state is a [`Mirror`](super::v1_mirror::Mirror) with a `parent`:
+//! the chat (translated by `compat::to_v1` as a default chat is), while what would change a
+//! session (the chat's `chats` entry, `session/chatUpdated`) goes to the parent session's 1.0
+//! state instead ([`Core::v1_to_parent`]). Both are stored under the chat's URI as a session's
+//! are, so a restart restores them; the parent's `chats[]` is stored with the parent.
+//!
+//! 0.3.0 clients never see a view: it is not listed, not subscribable, counts in no root
+//! summary and takes no 0.3.0 dispatch (a 0.3.0 session is its default chat only).
+
+use super::base::Core;
+use super::commands::{invalid, session_not_found};
+use super::sessions::Session;
+use super::turns::new_turn_id;
+use super::v1_mirror::{envelope_frame, CHAT_PREFIX};
+use super::{fanout, ConnId, Hub};
+use crate::compat::{self, Source, View};
+use ahp_wasm::protocol as v03;
+use ahp_wasm::protocol::errors;
+use ahp_wasm::protocol::jsonrpc::{EmptyResult, ErrorObject, RequestId};
+use ahp_wasm::protocol::v1;
+use ahp_wasm::reduce::v1::session_reducer;
+use ahp_wasm::reduce::{Clock, SystemClock};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// Longest chat URI accepted.
+const MAX_CHAT_URI: usize = 256;
+
+/// Whether session key `uri` is a non-default chat's view.
+pub(super) fn is_chat_view(uri: &str) -> bool {
+    uri.starts_with(CHAT_PREFIX)
+}
+
+/// Gives each chat view loaded from the database its session (the one whose 1.0 `chats`
+/// names it); the views no session names (none should be: both are written in one
+/// transaction) are removed and returned.
+pub(super) fn link_parents(sessions: &mut HashMap<String, Session>) -> Vec<String> {
+    let links: Vec<(String, String)> = sessions
+        .iter()
+        .filter(|(uri, _)| !is_chat_view(uri))
+        .filter_map(|(uri, s)| Some((uri, s.v1.as_ref()?)))
+        .flat_map(|(uri, m)| {
+            m.session
+                .chats
+                .iter()
+                .filter(|c| is_chat_view(&c.resource) && c.resource != m.chat_uri)
+                .map(move |c| (c.resource.clone(), uri.clone()))
+        })
+        .collect();
+    for (chat, parent) in links {
+        if let Some(mirror) = sessions.get_mut(&chat).and_then(|s| s.v1.as_mut()) {
+            mirror.parent = Some(parent);
+        }
+    }
+    let orphans: Vec<String> = sessions
+        .iter()
+        .filter(|(uri, s)| is_chat_view(uri) && s.v1.as_ref().is_none_or(|m| m.parent.is_none()))
+        .map(|(uri, _)| uri.clone())
+        .collect();
+    for orphan in &orphans {
+        sessions.remove(orphan);
+    }
+    orphans
+}
+
+/// Whether `chat` may be a new chat of session `session`: `ahp-chat:/<session id>/<name>`
+/// (the name not `default`), or one opaque segment (the spec's `ahp-chat:/<uuid>`); printable,
+/// bounded. A URI under another session is not.
+fn chat_uri_ok(chat: &str, session: &str) -> bool {
+    let Some(rest) = chat.strip_prefix(CHAT_PREFIX) else {
+        return false;
+    };
+    let id = session.strip_prefix("ahp-session:/").unwrap_or(session);
+    let shaped = match rest.rsplit_once('/') {
+        Some((of, name)) => of == id && !name.is_empty() && name != "default",
+        None => !rest.is_empty(),
+    };
+    shaped && chat.len() <= MAX_CHAT_URI && !chat.chars().any(char::is_control)
+}
+
+/// Takes out of `applied` the actions for the session `parent` (of a chat's view).
+pub(super) fn split_parent(parent: Option<&str>, applied: &mut Vec<(String, Value)>) -> Vec<Value> {
+    let Some(parent) = parent else {
+        return Vec::new();
+    };
+    let (to, mine): (Vec<_>, Vec<_>) = std::mem::take(applied)
+        .into_iter()
+        .partition(|(channel, _)| channel == parent);
+    *applied = mine;
+    to.into_iter().map(|(_, action)| action).collect()
+}
+
+impl Core {
+    /// Applies session actions about one of its chats to session `parent`'s 1.0 state: each
+    /// its own `serverSeq`, stored, sent to the session's 1.0 subscribers.
+    pub(super) fn v1_to_parent(&mut self, parent: &str, actions: Vec<Value>) {
+        for json in actions {
+            let Ok(typed) = serde_json::from_value::<v1::StateAction>(json.clone()) else {
+                continue;
+            };
+            let Some(session) = self.sessions.get_mut(parent) else {
+                return;
+            };
+            let Some(mirror) = session.v1.as_mut() else {
+                return;
+            };
+            if !session_reducer(&mut mirror.session, &typed).is_applied() {
+                continue;
+            }
+            self.seq += 1;
+            let frame = envelope_frame(parent, &json, self.seq, None, None);
+            mirror.record(
+                &session.uri,
+                self.seq,
+                &[(parent.to_owned(), json)],
+                &mut self.ops,
+            );
+            fanout(&mut self.outbox, &mirror.session_subs, &frame);
+        }
+    }
+}
+
+impl Hub {
+    /// `createChat`: a new chat of session `channel` at the client's URI under it, with the
+    /// session's agent and settings and no turns; `initialMessage` starts its first turn.
+    pub(super) fn create_chat_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::CreateChatParams,
+    ) -> Result<(), ErrorObject> {
+        let parent = p.channel;
+        let session = self
+            .core
+            .sessions
+            .get(&parent)
+            .filter(|_| !is_chat_view(&parent))
+            .ok_or_else(|| session_not_found(&parent))?;
+        if !chat_uri_ok(&p.chat, &parent) {
+            return Err(invalid(format!(
+                "`chat` must be ahp-chat:/<session id>/<name> of this session (the name not \
+                 `default`) or ahp-chat:/<id>, printable, at most {MAX_CHAT_URI} bytes"
+            )));
+        }
+        if self.core.sessions.contains_key(&p.chat) {
+            return Err(ErrorObject::new(
+                errors::ALREADY_EXISTS,
+                "a chat with this URI exists",
+            ));
+        }
+        if p.source.is_some() {
+            return Err(invalid("this host creates no forks or side chats"));
+        }
+        let max = self.core.limits.max_sessions;
+        if self.core.sessions.len() >= max {
+            return Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                format!("this host keeps at most {max} sessions and chats; dispose of one first"),
+            ));
+        }
+        let started = match &p.initial_message {
+            Some(message) => {
+                let before = session
+                    .v1
+                    .as_ref()
+                    .map(|m| m.chat.clone())
+                    .unwrap_or_default();
+                Some(first_turn(message, &before)?)
+            }
+            None => None,
+        };
+        let now = SystemClock.now();
+        let mut state = session.state.clone();
+        state.summary.resource = p.chat.clone();
+        state.summary.title = "New Chat".into();
+        // SessionStatus.Idle.
+        state.summary.status = 1;
+        state.summary.created_at = now;
+        state.summary.modified_at = now;
+        state.summary.extra.remove("origin");
+        state.lifecycle = v03::SessionLifecycle::Creating;
+        state.creation_error = None;
+        state.turns.clear();
+        state.active_turn = None;
+        state.steering_message = None;
+        state.queued_messages = None;
+        state.input_requests = None;
+        state.changesets = None;
+        let mut view = Session::new(state);
+        // A non-default chat may move to another session (`moveChat`).
+        let entry = view.v1.as_mut().and_then(|m| {
+            m.parent = Some(parent.clone());
+            m.chat.movable = Some(true);
+            let entry = m.session.chats.iter_mut().find(|c| c.resource == p.chat)?;
+            entry.movable = Some(true);
+            Some(entry.clone())
+        });
+        let Some(entry) = entry else {
+            return Err(ErrorObject::new(
+                errors::INTERNAL_ERROR,
+                "the chat has no AHP 1.0 state (a bug of the host)",
+            ));
+        };
+        view.record_turns(&mut self.core.ops);
+        view.record_head(self.core.seq, &mut self.core.ops);
+        let uri = view.uri.clone();
+        if let Some(mirror) = &mut view.v1 {
+            mirror.record_all(&uri, self.core.seq, &mut self.core.ops);
+        }
+        self.core.sessions.insert(p.chat.clone(), view);
+        self.core.respond(conn, id, &EmptyResult);
+        self.apply_server(
+            &p.chat,
+            v03::StateAction::SessionReady(v03::SessionReadyAction {
+                extra: Default::default(),
+            }),
+        );
+        // Its features (changeset, customizations, MCP servers) as a session's: the agent
+        // works in it as in a session (and so they are restored after a restart).
+        self.each_feature(|f, core| f.session_opened(core, &p.chat));
+        let added = json!({ "type": "session/chatAdded", "summary": entry });
+        self.core.v1_to_parent(&parent, vec![added]);
+        if let Some(started) = started {
+            self.apply_server(&p.chat, started);
+        }
+        Ok(())
+    }
+
+    /// `disposeChat`: a non-default chat and all it holds, gone (the default chat goes with its
+    /// session only).
+    pub(super) fn dispose_chat_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::DisposeChatParams,
+    ) -> Result<(), ErrorObject> {
+        let chat = p.channel;
+        if compat::session_of_chat(&chat).is_some_and(|s| self.core.sessions.contains_key(&s)) {
+            return Err(invalid(
+                "the default chat of a session is disposed of with the session only",
+            ));
+        }
+        let parent = self
+            .core
+            .sessions
+            .get(&chat)
+            .and_then(|s| s.v1.as_ref()?.parent.clone())
+            .ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no such chat"))?;
+        self.close_chat(&chat);
+        self.core.respond(conn, id, &EmptyResult);
+        let removed = json!({ "type": "session/chatRemoved", "chat": chat });
+        self.core.v1_to_parent(&parent, vec![removed]);
+        Ok(())
+    }
+
+    /// `moveChat` to another existing session: the chat keeps its URI, state and agent; its
+    /// entry leaves the source session's `chats` and joins the destination's (placed first, or
+    /// after `after`). A new session as the destination is not served.
+    pub(super) fn move_chat_v1(
+        &mut self,
+        conn: ConnId,
+        id: &RequestId,
+        p: v1::MoveChatParams,
+    ) -> Result<(), ErrorObject> {
+        let chat = p.channel;
+        let v1::ChatMoveDestination::Session(to) = p.destination else {
+            return Err(invalid("this host moves chats to an existing session only"));
+        };
+        let from = self
+            .core
+            .sessions
+            .get(&chat)
+            .and_then(|s| s.v1.as_ref()?.parent.clone())
+            .ok_or_else(|| {
+                if compat::session_of_chat(&chat).is_some() {
+                    invalid("a session's default chat is not movable")
+                } else {
+                    ErrorObject::new(errors::NOT_FOUND, "no such chat")
+                }
+            })?;
+        let target = self
+            .core
+            .sessions
+            .get(&to.session)
+            .filter(|_| !is_chat_view(&to.session))
+            .and_then(|s| s.v1.as_ref())
+            .ok_or_else(|| session_not_found(&to.session))?;
+        if to.session == from {
+            return Err(invalid("the chat is in that session already"));
+        }
+        if let Some(after) = &to.after {
+            if !target.session.chats.iter().any(|c| &c.resource == after) {
+                return Err(invalid("`after` names no chat of the destination"));
+            }
+        }
+        let mut order: Vec<String> = target
+            .session
+            .chats
+            .iter()
+            .map(|c| c.resource.clone())
+            .collect();
+        let at = match &to.after {
+            Some(after) => order.iter().position(|c| c == after).map_or(0, |i| i + 1),
+            None => 0,
+        };
+        order.insert(at, chat.clone());
+        let entry = self.core.sessions[&from]
+            .v1
+            .as_ref()
+            .and_then(|m| m.session.chats.iter().find(|c| c.resource == chat).cloned())
+            .ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no such chat"))?;
+        if let Some(mirror) = self
+            .core
+            .sessions
+            .get_mut(&chat)
+            .and_then(|s| s.v1.as_mut())
+        {
+            mirror.parent = Some(to.session.clone());
+        }
+        let removed = json!({ "type": "session/chatRemoved", "chat": chat });
+        self.core.v1_to_parent(&from, vec![removed]);
+        let added = json!({ "type": "session/chatAdded", "summary": entry });
+        let reordered = json!({ "type": "session/chatsReordered", "chats": order });
+        self.core.v1_to_parent(&to.session, vec![added, reordered]);
+        self.core
+            .respond(conn, id, &json!({ "session": to.session }));
+        Ok(())
+    }
+
+    /// Drops chat view `chat`: its agent stopped, its subscribers let go, its stored state
+    /// deleted.
+    pub(super) fn close_chat(&mut self, chat: &str) {
+        let Some(mut view) = self.core.sessions.remove(chat) else {
+            return;
+        };
+        view.stop_agent();
+        self.each_feature(|f, core| f.session_disposed(core, chat));
+        if let Some(mirror) = &view.v1 {
+            for sub in mirror.chat_subs.iter().chain(&mirror.session_subs) {
+                if let Some(c) = self.core.conns.get_mut(sub) {
+                    c.v1_subs.remove(chat);
+                }
+            }
+        }
+        self.core
+            .ops
+            .push(crate::store::Op::DeleteSession { uri: view.uri });
+    }
+
+    /// The chat views of session `uri`.
+    pub(super) fn chats_of(&self, uri: &str) -> Vec<String> {
+        self.core
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.v1.as_ref().and_then(|m| m.parent.as_deref()) == Some(uri))
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+}
+
+/// The 0.3.0 `session/turnStarted` of a chat's `initialMessage` (checked before anything
+/// changes).
+fn first_turn(
+    message: &v1::Message,
+    before: &v1::ChatState,
+) -> Result<v03::StateAction, ErrorObject> {
+    let started = json!({
+        "type": "chat/turnStarted",
+        "turnId": new_turn_id(),
+        "startedAt": "1970-01-01T00:00:00.000Z",
+        "message": message,
+    });
+    let bad = |why: String| invalid(format!("`initialMessage`: {why}"));
+    match compat::action(Source::DefaultChat { before }, &started) {
+        View::Actions(actions) if actions.len() == 1 => {
+            let action = actions.into_iter().next().unwrap_or_default();
+            compat::typed_action(action).map_err(|e| bad(e.to_string()))
+        }
+        View::Actions(_) => Err(bad("no turn to start".into())),
+        View::Resync(why) => Err(bad(why.into())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_chat_uri_is_under_its_session_or_opaque() {
+        let s = "ahp-session:/s1";
+        assert!(chat_uri_ok("ahp-chat:/s1/second", s));
+        assert!(chat_uri_ok("ahp-chat:/0b5e7c1a-uuid", s));
+        for bad in [
+            "ahp-chat:/s1/default",
+            "ahp-chat:/s2/second",
+            "ahp-chat:/s1/",
+            "ahp-chat:/",
+            "ahp-session:/s1",
+            "ahp-chat:/s1/a\u{7}",
+        ] {
+            assert!(!chat_uri_ok(bad, s), "{bad}");
+        }
+        let long = format!("ahp-chat:/s1/{}", "x".repeat(MAX_CHAT_URI));
+        assert!(!chat_uri_ok(&long, s));
+    }
+
+    #[test]
+    fn a_views_session_actions_are_split_off_for_its_session() {
+        let mut applied = vec![
+            ("ahp-chat:/c".to_owned(), json!(1)),
+            ("ahp-session:/s".to_owned(), json!(2)),
+        ];
+        assert_eq!(
+            split_parent(Some("ahp-session:/s"), &mut applied),
+            [json!(2)]
+        );
+        assert_eq!(applied, [("ahp-chat:/c".to_owned(), json!(1))]);
+        assert!(split_parent(None, &mut applied).is_empty());
+        assert_eq!(applied.len(), 1);
+    }
+}
