@@ -182,13 +182,14 @@ export function explain(e, ctx) {
  * A page that only loads the package (`window.sdk`, initialized) and the given extra modules
  * (`modules`: name -> file, imported as `window.modules[name]`), served by a real host on fresh
  * directories, in headless Chromium. Everything is stopped and removed when the test ends.
+ * `entry`: the package's browser entry under pkg/ (`v0.3/web.js`, AHP 0.3.0; `web.js`, AHP 1.0).
  * Resolves with { host, page, errors } (`host` from tests/node/host.mjs, `errors`: uncaught
  * page errors).
  */
-export async function sdkPage(t, { modules = {}, hostArgs = [] } = {}) {
+export async function sdkPage(t, { modules = {}, hostArgs = [], entry = 'v0.3/web.js' } = {}) {
   const { startHost } = await import('../node/host.mjs');
   const pkg = join(ROOT_DIR, 'pkg');
-  assert.ok(existsSync(join(pkg, 'web.js')), 'pkg/ is not built; run scripts/build-pkg.sh');
+  assert.ok(existsSync(join(pkg, entry)), 'pkg/ is not built; run scripts/build-pkg.sh');
   const www = mkdtempSync(join(tmpdir(), 'ahp-sdk-page-'));
   t.after(() => rmSync(www, { recursive: true, force: true }));
   const imports = Object.keys(modules)
@@ -196,7 +197,7 @@ export async function sdkPage(t, { modules = {}, hostArgs = [] } = {}) {
     .join('\n  ');
   writeFileSync(join(www, 'index.html'), `<!doctype html><meta charset="utf-8"><title>ahp-wasm SDK page</title>
 <script type="module">
-  const sdk = await import('/pkg/v0.3/web.js');
+  const sdk = await import(${JSON.stringify(`/pkg/${entry}`)});
   await sdk.init();
   window.sdk = sdk;
   window.modules = {};

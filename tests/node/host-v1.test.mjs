@@ -1,8 +1,10 @@
 // The package's AHP 1.0 entry (`ahp-wasm`) against the real `ahp-host` (started as a child
 // process, over a real WebSocket): two clients on one session's default chat (an optimistic
 // turn, the built-in agent's answer, equal mirrors and a fresh subscription), automations run
-// by an interval schedule and by `runAutomation` (the live mirrors equal fresh snapshots), and
-// bad input on the automation commands (typed errors, nothing changed, connections alive).
+// by an interval schedule and by `runAutomation` (the live mirrors equal fresh snapshots),
+// more chats by `createChat` (named and opaque, with an `initialMessage`; an optimistic turn in
+// one, the agent answering in that chat only, `disposeChat`), and bad input on the chat and
+// automation commands (typed errors, nothing changed, connections alive).
 // Run: node --experimental-websocket --test tests/node/   (after scripts/build-pkg.sh and
 // `cargo build -p ahp-host`; AHP_HOST_BIN overrides the host binary's path)
 import { test } from 'node:test';
@@ -102,6 +104,148 @@ test('two 1.0 clients on a default chat: an optimistic turn, the agent answers, 
   assert.deepEqual(plain(aSession), plain(cSession), "A's session mirror equals a fresh subscription");
   assert.deepEqual(plain(bSession), plain(cSession), "B's session mirror equals a fresh subscription");
   assert.deepEqual(JSON.parse(JSON.stringify(aChat.confirmedState)), plain(cChat));
+});
+
+/** Whether `sub`'s chat has `n` turns, none running, nothing of its own awaiting an echo. */
+const idle = (sub, n) => sub.state.turns.length === n && !sub.state.activeTurn && sub.pendingCount === 0;
+
+/** The chat URIs a session mirror lists, in order. */
+const chatsOf = (sub) => sub.state.chats.map((c) => c.resource);
+
+/** Asserts `promise` rejects with an `RpcError` of `code` whose message matches `re`. */
+async function rejectsWith(promise, code, re) {
+  await assert.rejects(promise, (e) => {
+    assert.ok(e instanceof RpcError, `${e?.name}: ${e?.message}`);
+    assert.equal(e.code, code, e.message);
+    assert.match(e.message, re);
+    return true;
+  });
+}
+
+test('two 1.0 clients, a second chat by createChat: an optimistic turn there, the agent answers in it only, fresh subscriptions equal; disposeChat; bad chat commands are typed errors', async (t) => {
+  const host = await startHost(t);
+  const a = await connect(t, host);
+  const b = await connect(t, host);
+  const id = `v1-chats-${Date.now()}`;
+  const session = `ahp-session:/${id}`;
+  await a.createSession({ channel: session });
+  const aSession = await a.subscribe(session);
+  const bSession = await b.subscribe(session);
+  const defaultChat = aSession.state.defaultChat;
+  const aDefault = await a.subscribe(defaultChat);
+  const defaultBefore = plain(aDefault);
+
+  // The named form: ahp-chat:/<session id>/<name>. Both session mirrors list it after the default.
+  const second = `ahp-chat:/${id}/second`;
+  assert.equal(await a.createChat({ channel: session, chat: second }), undefined);
+  await until('both session mirrors to list the second chat', () =>
+    chatsOf(aSession).includes(second) && chatsOf(bSession).includes(second));
+  assert.deepEqual(chatsOf(aSession), [defaultChat, second]);
+  assert.equal(aSession.state.defaultChat, defaultChat, 'the default chat stays the default');
+  const aChat = await a.subscribe(second);
+  const bChat = await b.subscribe(second);
+  assert.deepEqual(aChat.state.turns, []);
+  assert.deepEqual(plain(bChat), plain(aChat));
+
+  // An optimistic turn in the second chat: in A's state at once, B sees it from the host.
+  const bSawTurn = new Promise((resolve) => bChat.onChange((s) => s.activeTurn?.id === 'chat2-turn-1' && resolve()));
+  const seq = aChat.dispatch({
+    type: 'chat/turnStarted',
+    turnId: 'chat2-turn-1',
+    startedAt: new Date().toISOString(),
+    message: { text: 'Hello, second chat\n/long 2', origin: { kind: 'user' } },
+  });
+  assert.ok(seq > 0);
+  assert.equal(aChat.state.activeTurn?.id, 'chat2-turn-1', 'the turn is in the state at once');
+  assert.equal(aChat.pendingCount, 1, 'and awaits its echo');
+  assert.equal(aChat.confirmedState.activeTurn, undefined, 'the host has not confirmed it yet');
+  await bSawTurn;
+  await until('both clients to see the second chat\'s turn complete', () => idle(aChat, 1) && idle(bChat, 1));
+  const [turn] = aChat.state.turns;
+  assert.equal(turn.id, 'chat2-turn-1');
+  assert.equal(turn.state, 'complete', JSON.stringify(turn));
+  assert.equal(turn.message.text, 'Hello, second chat\n/long 2');
+  assert.match(markdown(turn), /Line 2 of 2/, 'the agent answered in the second chat');
+  assert.deepEqual(plain(aDefault), defaultBefore, 'the default chat is unchanged');
+
+  // An opaque chat URI with an initialMessage: the host starts its first turn itself.
+  const third = `ahp-chat:/${crypto.randomUUID()}`;
+  await a.createChat({
+    channel: session,
+    chat: third,
+    initialMessage: { text: 'First words of a third chat\n/long 1', origin: { kind: 'user' } },
+  });
+  await until('both session mirrors to list the third chat', () =>
+    chatsOf(aSession).includes(third) && chatsOf(bSession).includes(third));
+  const aThird = await a.subscribe(third);
+  const bThird = await b.subscribe(third);
+  await until('the initial message\'s turn to complete', () => idle(aThird, 1) && idle(bThird, 1));
+  assert.equal(aThird.state.turns[0].message.text, 'First words of a third chat\n/long 1');
+  assert.equal(aThird.state.turns[0].state, 'complete', JSON.stringify(aThird.state.turns[0]));
+  assert.match(markdown(aThird.state.turns[0]), /Line 1 of 1/);
+  assert.equal(aChat.state.turns.length, 1, 'the second chat did not get the third\'s turn');
+  assert.deepEqual(plain(aDefault), defaultBefore, 'the default chat is still unchanged');
+
+  // A third client's fresh subscriptions equal A's and B's mirrors.
+  await settle(300);
+  const c = await connect(t, host);
+  const fresh = {
+    session: plain(await c.subscribe(session)),
+    default: plain(await c.subscribe(defaultChat)),
+    second: plain(await c.subscribe(second)),
+    third: plain(await c.subscribe(third)),
+  };
+  assert.deepEqual([...chatsOf(aSession)].sort(), [defaultChat, second, third].sort(), 'the session lists all three chats');
+  const bDefault = await b.subscribe(defaultChat);
+  for (const [who, mirrors] of [['A', { session: aSession, default: aDefault, second: aChat, third: aThird }],
+    ['B', { session: bSession, default: bDefault, second: bChat, third: bThird }]]) {
+    for (const [what, sub] of Object.entries(mirrors)) {
+      assert.deepEqual(plain(sub), fresh[what], `${who}'s ${what} mirror equals a fresh subscription`);
+    }
+  }
+
+  // disposeChat (by B): the second chat leaves both session mirrors; the others stay.
+  assert.equal(await b.disposeChat({ channel: second }), undefined);
+  await until('the second chat gone from both session mirrors', () =>
+    !chatsOf(aSession).includes(second) && !chatsOf(bSession).includes(second));
+  assert.deepEqual(chatsOf(aSession), chatsOf(bSession));
+  assert.ok(chatsOf(aSession).includes(defaultChat) && chatsOf(aSession).includes(third));
+  await settle(200);
+  const before = { session: plain(aSession), default: plain(aDefault), third: plain(aThird) };
+
+  // Bad chat commands: typed errors, nothing changed.
+  await rejectsWith(a.disposeChat({ channel: defaultChat }), -32602, /default chat/);
+  await rejectsWith(b.disposeChat({ channel: second }), -32008, /no such chat/);
+  const missing = `ahp-session:/missing-${id}`;
+  await rejectsWith(a.createChat({ channel: missing, chat: `ahp-chat:/missing-${id}/x` }), -32001, /no session/);
+  await rejectsWith(
+    b.moveChat({ channel: third, destination: { kind: 'session', session: missing } }),
+    -32001,
+    /no session/,
+  );
+  await rejectsWith(a.createChat({ channel: session, chat: third }), -32010, /exists/);
+  await rejectsWith(a.createChat({ channel: session, chat: `ahp-chat:/${id}/default` }), -32602, /chat/);
+  await settle(200);
+  assert.deepEqual(plain(aSession), before.session, 'A\'s session is as before');
+  assert.deepEqual(plain(bSession), before.session, 'B\'s session is as before');
+  assert.deepEqual(plain(aDefault), before.default);
+  assert.deepEqual(plain(aThird), before.third);
+  const d = await connect(t, host);
+  assert.deepEqual(plain(await d.subscribe(session)), before.session, 'a fresh subscription shows nothing changed');
+  assert.deepEqual(plain(await d.subscribe(third)), before.third);
+
+  // Both connections stay usable: B starts a turn in the default chat, both see it answered.
+  await a.ping();
+  await b.ping();
+  bDefault.dispatch({
+    type: 'chat/turnStarted',
+    turnId: 'default-turn-1',
+    startedAt: new Date().toISOString(),
+    message: { text: 'Still there?\n/long 1', origin: { kind: 'user' } },
+  });
+  await until('the default chat\'s turn to complete for both', () => idle(aDefault, 1) && idle(bDefault, 1));
+  assert.equal(aDefault.state.turns[0].state, 'complete', JSON.stringify(aDefault.state.turns[0]));
+  assert.equal(aThird.state.turns.length, 1, 'the third chat did not get the default chat\'s turn');
 });
 
 // --- automations --------------------------------------------------------------------------
