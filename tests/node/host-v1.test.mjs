@@ -3,7 +3,7 @@
 // turn, the built-in agent's answer, equal mirrors and a fresh subscription), automations run
 // by an interval schedule and by `runAutomation` (the live mirrors equal fresh snapshots),
 // more chats by `createChat` (named and opaque, with an `initialMessage`; an optimistic turn in
-// one, the agent answering in that chat only, `disposeChat`), and bad input on the chat and
+// one, the agent answering in that chat only, `disposeChat`, `moveChat`), and bad input on the chat and
 // automation commands (typed errors, nothing changed, connections alive).
 // Run: node --experimental-websocket --test tests/node/   (after scripts/build-pkg.sh and
 // `cargo build -p ahp-host`; AHP_HOST_BIN overrides the host binary's path)
@@ -122,7 +122,7 @@ async function rejectsWith(promise, code, re) {
   });
 }
 
-test('two 1.0 clients, a second chat by createChat: an optimistic turn there, the agent answers in it only, fresh subscriptions equal; disposeChat; bad chat commands are typed errors', async (t) => {
+test('two 1.0 clients, a second chat by createChat: an optimistic turn there, the agent answers in it only, fresh subscriptions equal; disposeChat, moveChat; bad chat commands are typed errors', async (t) => {
   const host = await startHost(t);
   const a = await connect(t, host);
   const b = await connect(t, host);
@@ -234,6 +234,44 @@ test('two 1.0 clients, a second chat by createChat: an optimistic turn there, th
   assert.deepEqual(plain(await d.subscribe(session)), before.session, 'a fresh subscription shows nothing changed');
   assert.deepEqual(plain(await d.subscribe(third)), before.third);
 
+  // The clients let go of the disposed chat (session/chatRemoved tells them to, the spec says;
+  // the SDK keeps a subscription until it is unsubscribed); it is not subscribable any more.
+  aChat.unsubscribe();
+  bChat.unsubscribe();
+  for (const client of [a, b, d]) {
+    await rejectsWith(client.subscribe(second), -32001, /ahp-chat:/);
+  }
+
+  // moveChat of the third chat to another session: it leaves this one's chats on both clients,
+  // joins the other's, keeps its turns, and takes a further turn there.
+  const otherId = `${id}-other`;
+  const other = `ahp-session:/${otherId}`;
+  await b.createSession({ channel: other });
+  const aOther = await a.subscribe(other);
+  const bOther = await b.subscribe(other);
+  assert.deepEqual(await a.moveChat({ channel: third, destination: { kind: 'session', session: other } }), { session: other });
+  await until('the third chat to move on both clients', () =>
+    !chatsOf(aSession).includes(third) && !chatsOf(bSession).includes(third)
+    && chatsOf(aOther).includes(third) && chatsOf(bOther).includes(third));
+  assert.deepEqual(chatsOf(aSession), [defaultChat]);
+  assert.deepEqual(chatsOf(bOther), chatsOf(aOther));
+  assert.equal(chatsOf(aOther)[0], third, 'placed first (no `after`)');
+  assert.deepEqual(plain(aThird), before.third, 'the moved chat keeps its state');
+  aThird.dispatch({
+    type: 'chat/turnStarted',
+    turnId: 'moved-turn-1',
+    startedAt: new Date().toISOString(),
+    message: { text: 'After the move\n/long 1', origin: { kind: 'user' } },
+  });
+  await until('a turn in the moved chat', () => idle(aThird, 2) && idle(bThird, 2));
+  assert.equal(aThird.state.turns[1].state, 'complete', JSON.stringify(aThird.state.turns[1]));
+  await settle(300);
+  const e = await connect(t, host);
+  assert.deepEqual(plain(await e.subscribe(other)), plain(aOther), 'a fresh subscription of the destination equals A\'s mirror');
+  assert.deepEqual(plain(await e.subscribe(other)), plain(bOther));
+  assert.deepEqual(plain(await e.subscribe(session)), plain(bSession));
+  assert.deepEqual(plain(await e.subscribe(third)), plain(bThird));
+
   // Both connections stay usable: B starts a turn in the default chat, both see it answered.
   await a.ping();
   await b.ping();
@@ -245,7 +283,7 @@ test('two 1.0 clients, a second chat by createChat: an optimistic turn there, th
   });
   await until('the default chat\'s turn to complete for both', () => idle(aDefault, 1) && idle(bDefault, 1));
   assert.equal(aDefault.state.turns[0].state, 'complete', JSON.stringify(aDefault.state.turns[0]));
-  assert.equal(aThird.state.turns.length, 1, 'the third chat did not get the default chat\'s turn');
+  assert.equal(aThird.state.turns.length, 2, 'the moved chat did not get the default chat\'s turn');
 });
 
 // --- automations --------------------------------------------------------------------------
