@@ -14,7 +14,8 @@
 #      errors, limits, the client classes against a scripted peer and the real ahp-host; the
 #      loading contract of both entries; the `npm pack` file list) and in pages in headless
 #      Chromium (the browser entry; the client against the real host, with a reconnect through a
-#      cut proxy; the package built into an app by Vite, esbuild and webpack 5)
+#      cut proxy; the 1.0 entry's clients against it: chats, an automation on a schedule; the
+#      package built into an app by Vite, esbuild and webpack 5)
 # Builds ahp-host first (cargo build -p ahp-host; AHP_HOST_BIN points the tests at it).
 #   scripts/test-wasm.sh          all of it
 #   scripts/test-wasm.sh wasm     1-3 and the Node half of 4 (tests/node)
