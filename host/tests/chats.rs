@@ -4,6 +4,7 @@
 //! kept.
 
 mod common;
+mod v1_raw;
 
 use ahp_wasm::client::native::{AhpClient, ConnectOptions};
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
@@ -13,6 +14,7 @@ use common::*;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
+use v1_raw::V1;
 
 fn options(client_id: &str) -> ConnectOptions {
     ConnectOptions {
@@ -725,4 +727,64 @@ async fn kill_9_during_a_second_chats_turn_keeps_it() {
     assert!(echo["serverSeq"].as_u64().unwrap() > last_seq, "{echo}");
     raw.close().await;
     host.kill_9();
+}
+
+/// The next `root/sessionSummaryChanged` of session `s` whose status satisfies `wanted`; that
+/// status.
+async fn summary_status_change(v: &mut V1, s: &str, wanted: impl Fn(u64) -> bool) -> u64 {
+    loop {
+        let frame = v.frame().await;
+        let params = &frame["params"];
+        if frame["method"] == "root/sessionSummaryChanged" && params["session"] == s {
+            if let Some(status) = params["changes"]["status"].as_u64().filter(|&x| wanted(x)) {
+                return status;
+            }
+        }
+    }
+}
+
+/// Session `s`'s status as `listSessions` gives it.
+async fn listed_status(v: &mut V1, s: &str) -> u64 {
+    let listed = v
+        .request("listSessions", json!({"channel": ROOT_CHANNEL}))
+        .await;
+    let items = listed["result"]["items"].as_array().expect("items").clone();
+    let entry = items.iter().find(|e| e["resource"] == s).expect("listed");
+    entry["status"].as_u64().expect("a status")
+}
+
+/// A session's 1.0 summary is in progress while a turn of any of its chats runs, a second
+/// chat's included (its root subscribers hear it, `listSessions` says so), and idle after;
+/// its read flag stays beside the activity.
+#[tokio::test]
+async fn a_sessions_summary_status_follows_its_chats() {
+    const ACTIVITY: u64 = 31;
+    let t = start_host().await;
+    let (s, c2) = ("ahp-session:/busy", "ahp-chat:/busy/second");
+    let mut v = V1::connect(&t.host, "status-watcher").await;
+    v.create_session(s).await;
+    v.subscribe(ROOT_CHANNEL).await;
+    v.subscribe(s).await;
+    let made = v
+        .request("createChat", json!({"channel": s, "chat": c2}))
+        .await;
+    assert!(made.get("error").is_none(), "{made}");
+    v.subscribe(c2).await;
+    v.apply(s, json!({"type": "session/isReadChanged", "isRead": true}))
+        .await;
+    assert_eq!(listed_status(&mut v, s).await, 1 | 32, "idle and read");
+
+    let slow = json!({"type": "chat/turnStarted", "turnId": "busy",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": "/slow\n/long 400", "origin": {"kind": "user"}}});
+    v.apply(c2, slow).await;
+    let busy = summary_status_change(&mut v, s, |x| x & 8 != 0).await;
+    assert_eq!(busy & ACTIVITY, 8, "{busy}");
+    assert_eq!(listed_status(&mut v, s).await & ACTIVITY, 8);
+
+    let cancel = json!({"type": "chat/turnCancelled", "turnId": "busy", "duration": 0});
+    v.apply(c2, cancel).await;
+    let idle = summary_status_change(&mut v, s, |x| x & 8 == 0).await;
+    assert_eq!(idle & ACTIVITY, 1, "{idle}");
+    assert_eq!(listed_status(&mut v, s).await & ACTIVITY, 1);
 }

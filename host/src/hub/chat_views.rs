@@ -18,6 +18,7 @@ use super::commands::{invalid, session_not_found};
 use super::sessions::Session;
 use super::turns::new_turn_id;
 use super::v1_mirror::{envelope_frame, CHAT_PREFIX};
+use super::v1_root::summary_status;
 use super::{fanout, ConnId, Hub};
 use crate::compat::{self, Source, View};
 use ahp_wasm::protocol as v03;
@@ -100,6 +101,11 @@ impl Core {
     /// Applies session actions about one of its chats to session `parent`'s 1.0 state: each
     /// its own `serverSeq`, stored, sent to the session's 1.0 subscribers.
     pub(super) fn v1_to_parent(&mut self, parent: &str, actions: Vec<Value>) {
+        let status = |core: &Self| {
+            let session = core.sessions.get(parent)?;
+            Some(summary_status(&session.v1.as_ref()?.session))
+        };
+        let before = status(self);
         for json in actions {
             let Ok(typed) = serde_json::from_value::<v1::StateAction>(json.clone()) else {
                 continue;
@@ -122,6 +128,10 @@ impl Core {
                 &mut self.ops,
             );
             fanout(&mut self.outbox, &mirror.session_subs, &frame);
+        }
+        // A chat's activity is its session's too (`summary_status`).
+        if let Some(now) = status(self).filter(|&now| Some(now) != before) {
+            self.v1_notify_status(parent, now);
         }
     }
 }

@@ -3,6 +3,7 @@
 //! not show them, are sent nothing).
 
 use super::v1_mirror::envelope_frame;
+use super::v1_root::summary_status;
 use super::{fanout, ConnId, Hub};
 use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::v1;
@@ -43,7 +44,7 @@ impl Hub {
         let Some(mirror) = session.v1.as_mut() else {
             return;
         };
-        let status = mirror.session.status;
+        let status = summary_status(&mirror.session);
         let mut applied = match mirror.apply(uri, on_session, &action, json.clone()) {
             Ok(applied) => applied,
             Err(reason) => return self.reject_v1(conn, channel, &json, &origin, reason),
@@ -66,7 +67,7 @@ impl Hub {
             let frame = envelope_frame(to, action, seq, origin, None);
             fanout(&mut self.core.outbox, subs, &frame);
         }
-        let now = mirror.session.status;
+        let now = summary_status(&mirror.session);
         if now != status && parent.is_none() {
             self.core.v1_notify_status(uri, now);
         }

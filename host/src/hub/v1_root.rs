@@ -50,6 +50,36 @@ fn summary_changes(old: &Value) -> Option<Value> {
     (!out.is_empty()).then_some(Value::Object(out))
 }
 
+/// The activity bits of a 1.0 status (idle, error, in progress, input needed); the bits
+/// above are flags (read, archived).
+const ACTIVITY: u32 = (1 << 5) - 1;
+
+/// Session `session`'s status as its 1.0 summary shows it: its own flags (read, archived) with
+/// the activity of it and its chats, the most pressing first (input needed, then in progress), else
+/// the default chat's (idle or error). No 1.0 action moves a session's own activity (its
+/// chats have one each), so the host derives it for the summaries, as the 1.0 guide's
+/// status table describes them: a session is in progress while a turn of it is active.
+pub(super) fn summary_status(session: &v1::SessionState) -> u32 {
+    let activity = |chat: &v1::ChatSummary| chat.status & ACTIVITY;
+    let pressing = [
+        v1::SessionStatus::InputNeeded,
+        v1::SessionStatus::InProgress,
+    ]
+    .into_iter()
+    .map(v1::SessionStatus::bits)
+    .find(|&wanted| {
+        session.status & ACTIVITY == wanted || session.chats.iter().any(|c| activity(c) == wanted)
+    });
+    let default = session
+        .chats
+        .iter()
+        .find(|c| Some(&c.resource) == session.default_chat.as_ref())
+        .map(activity)
+        .filter(|&a| a != 0);
+    let activity = pressing.or(default).unwrap_or(session.status & ACTIVITY);
+    (session.status & !ACTIVITY) | activity
+}
+
 impl Core {
     /// Tells the 1.0 root subscribers that session `uri`'s 1.0 status is now `status` (a change
     /// only 1.0 has: its read or archived flag).
@@ -89,12 +119,12 @@ impl Core {
                 let Some(mut changes) = summary_changes(&params["changes"]) else {
                     return;
                 };
-                // The 1.0 status, with the flags only 1.0 keeps (read, archived).
+                // The 1.0 status: its chats' activity, with the flags only 1.0 keeps.
                 let mirror = session
                     .and_then(|uri| self.sessions.get(uri))
                     .and_then(|s| s.v1.as_ref());
                 if let (Some(status), Some(mirror)) = (changes.get_mut("status"), mirror) {
-                    *status = mirror.session.status.into();
+                    *status = summary_status(&mirror.session).into();
                 }
                 let out =
                     json!({ "channel": ROOT_CHANNEL, "session": session, "changes": changes });
@@ -146,7 +176,6 @@ fn summary_of(session: &Session, mirror: &Mirror) -> Option<Value> {
     for key in [
         "provider",
         "title",
-        "status",
         "activity",
         "origin",
         "project",
@@ -158,6 +187,7 @@ fn summary_of(session: &Session, mirror: &Mirror) -> Option<Value> {
             out.insert(key.into(), v.clone());
         }
     }
+    out.insert("status".into(), summary_status(&mirror.session).into());
     out.insert("resource".into(), session.uri.to_string().into());
     let created = from_unix_millis(session.state.summary.created_at as i64)?;
     out.insert("createdAt".into(), created.into());
