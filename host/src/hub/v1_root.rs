@@ -2,9 +2,9 @@
 //! 0.3.0 ones, and the root notifications (`root/sessionAdded`, `root/sessionRemoved`,
 //! `root/sessionSummaryChanged`) in their 1.0 shape.
 
+use super::annotations::summary_of as summary_of_annotations;
 use super::base::Core;
 use super::fanout;
-use super::annotations::summary_of as summary_of_annotations;
 use super::sessions::Session;
 use super::v1_mirror::Mirror;
 use crate::compat;
@@ -84,7 +84,10 @@ impl Core {
                 let uri = params["summary"]["resource"].as_str().unwrap_or_default();
                 // A new session has no annotations yet.
                 let annotations = summary_of_annotations(uri, &[]);
-                let Some(summary) = self.sessions.get(uri).and_then(|s| summary(s, &annotations))
+                let Some(summary) = self
+                    .sessions
+                    .get(uri)
+                    .and_then(|s| summary(s, &annotations))
                 else {
                     return;
                 };
@@ -171,7 +174,10 @@ fn summary_of(
         }
     }
     out.insert("resource".into(), session.uri.to_string().into());
-    out.insert("annotations".into(), serde_json::to_value(annotations).ok()?);
+    out.insert(
+        "annotations".into(),
+        serde_json::to_value(annotations).ok()?,
+    );
     let created = from_unix_millis(session.state.summary.created_at as i64)?;
     out.insert("createdAt".into(), created.into());
     out.insert("modifiedAt".into(), mirror.chat.modified_at.clone().into());
