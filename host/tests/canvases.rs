@@ -284,12 +284,12 @@ async fn the_chat_a_canvas_opens_in_lists_it_and_its_mirror_follows() {
 
     let first = a.turn(S, "t1", "/canvas Demo").await;
     let one = canvas_in(&first);
-    assert_eq!(listed(&first), [one.clone()], "{first}");
+    assert_eq!(listed(&first), [one.as_str()], "{first}");
     let second = a.turn(S, "t2", "/canvas Second").await;
     let two = canvas_in(&json!(second["state"]["turns"][1]));
     assert_ne!(one, two);
     // Oldest first.
-    assert_eq!(listed(&second), [one.clone(), two.clone()], "{second}");
+    assert_eq!(listed(&second), [one.as_str(), two.as_str()], "{second}");
 
     // One envelope per open, the host's (no origin), each its own number.
     let sent = canvases_changed(&a.log, DEFAULT_CHAT);
@@ -332,7 +332,7 @@ async fn a_canvas_opened_in_a_second_chat_is_listed_there_only() {
     a.turn_in(SECOND_CHAT, "c1", "hello there").await;
     let chat = a.turn_in(SECOND_CHAT, "c2", "/canvas Demo").await;
     let uri = canvas_in(&json!(chat["state"]["turns"][1]));
-    assert_eq!(listed(&chat), [uri.clone()], "{chat}");
+    assert_eq!(listed(&chat), [uri.as_str()], "{chat}");
     assert_eq!(chat_mirror(&snap, &a.log), chat["state"]);
     assert_eq!(canvases_changed(&a.log, SECOND_CHAT).len(), 1);
     // Not in the default chat, nor in the session's state.
@@ -406,9 +406,12 @@ async fn after_a_restart_no_chat_lists_a_canvas() {
     let in_second = canvas_in(&a.turn_in(SECOND_CHAT, "c1", "/canvas Two").await);
     assert_eq!(
         listed(&a.subscribe(DEFAULT_CHAT).await),
-        [in_default.clone()]
+        [in_default.as_str()]
     );
-    assert_eq!(listed(&a.subscribe(SECOND_CHAT).await), [in_second.clone()]);
+    assert_eq!(
+        listed(&a.subscribe(SECOND_CHAT).await),
+        [in_second.as_str()]
+    );
     let last_seq = a.log.iter().map(|e| e["serverSeq"].as_u64().unwrap()).max();
     a.c.close().await;
     let common::TestHost { host, data, work } = t;
