@@ -105,8 +105,14 @@ export function initChats() {
     const cur = app.current;
     if (!cur) return;
     const chat = `ahp-chat:/${uuid()}`;
-    const done = await command('New chat', () => app.client.createChat({ channel: cur.uri, chat }));
-    if (done !== undefined && app.current === cur) await renderChats(cur, chat).catch((e) => showError('Open chat', e));
+    // `createChat` answers with nothing: success is its not throwing.
+    try {
+      await app.client.createChat({ channel: cur.uri, chat });
+    } catch (e) {
+      showError('New chat', e);
+      return;
+    }
+    if (app.current === cur) await renderChats(cur, chat).catch((e) => showError('Open chat', e));
   });
   $('archive-chat').addEventListener('click', () => {
     const chat = app.current?.chat;

@@ -2,12 +2,15 @@
 //! and remove annotations on a session's `ahp-session:/<id>/annotations` channel and their
 //! mirrors (the SDK's reducer over the envelopes they received) equal a fresh snapshot; the
 //! built-in agent's `/annotate` adds one; a restart keeps them and disposing of the session
-//! removes them; bad input is refused with a reason, changes nothing and closes nothing.
+//! removes them; bad input is refused with a reason, changes nothing and closes nothing. The
+//! session's `annotations` summary (channel and counts) follows them in its snapshot,
+//! `listSessions` and `root/sessionSummaryChanged`, and survives a restart.
 
 mod common;
 mod v1_raw;
 
 use ahp_wasm::protocol::errors;
+use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::v1;
 use ahp_wasm::reduce::v1::annotations_reducer;
 use common::*;
@@ -301,4 +304,133 @@ async fn annotations_a_client_saw_applied_survive_a_kill_9() {
     // The host goes on from there.
     a.apply(A, set(annotation("after", S, json!("after the kill"))))
         .await;
+}
+
+/// `(annotationCount, entryCount)` of an `annotations` summary, checked to name `A`.
+fn counts(summary: &Value) -> (i64, i64) {
+    assert_eq!(summary["resource"], A, "{summary}");
+    (
+        summary["annotationCount"].as_i64().unwrap(),
+        summary["entryCount"].as_i64().unwrap(),
+    )
+}
+
+/// The summary `listSessions` gives session `S`.
+async fn listed(a: &mut V1) -> Value {
+    let list = a
+        .request("listSessions", json!({"channel": ROOT_CHANNEL}))
+        .await;
+    let _: ahp_types_v1::commands::ListSessionsResult =
+        serde_json::from_value(list["result"].clone()).expect("an official listSessions result");
+    list["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["resource"] == S)
+        .cloned()
+        .expect("S is listed")
+}
+
+/// The `annotations` of the last `root/sessionSummaryChanged` about `S` received (after a
+/// ping, so every notification sent before it is in).
+async fn last_notified(a: &mut V1) -> Value {
+    a.alive().await;
+    let note = a
+        .notes
+        .iter()
+        .rev()
+        .find(|n| {
+            n["method"] == "root/sessionSummaryChanged"
+                && n["params"]["session"] == S
+                && n["params"]["changes"].get("annotations").is_some()
+        })
+        .expect("a summary change")
+        .clone();
+    let _: ahp_types_v1::notifications::SessionSummaryChangedParams =
+        serde_json::from_value(note["params"].clone()).expect("official params");
+    note["params"]["changes"]["annotations"].clone()
+}
+
+#[tokio::test]
+async fn the_sessions_annotations_summary_follows_its_annotations() {
+    let t = start_host().await;
+    let mut a = V1::connect(&t.host, "annot-summary").await;
+    a.subscribe(ROOT_CHANNEL).await;
+    a.create_session(S).await;
+    assert_eq!(
+        counts(&a.subscribe(S).await["state"]["annotations"]),
+        (0, 0)
+    );
+    assert_eq!(counts(&listed(&mut a).await["annotations"]), (0, 0));
+    a.subscribe(A).await;
+
+    let steps: Vec<(Value, (i64, i64))> = vec![
+        (set(annotation("n1", S, json!("first"))), (1, 1)),
+        (
+            json!({"type": "annotations/entrySet", "annotationId": "n1",
+                   "entry": {"id": "e2", "text": "second"}}),
+            (1, 2),
+        ),
+        (set(annotation("n2", S, json!("other"))), (2, 3)),
+        (
+            json!({"type": "annotations/updated", "annotationId": "n2", "resolved": true}),
+            (2, 3),
+        ),
+        (
+            json!({"type": "annotations/removed", "annotationId": "n1"}),
+            (1, 1),
+        ),
+    ];
+    for (action, expected) in steps {
+        a.apply(A, action.clone()).await;
+        assert_eq!(counts(&last_notified(&mut a).await), expected, "{action}");
+        assert_eq!(
+            counts(&a.subscribe(S).await["state"]["annotations"]),
+            expected
+        );
+        assert_eq!(counts(&listed(&mut a).await["annotations"]), expected);
+    }
+    // A refused action changes no count and announces nothing.
+    let notes = a.notes.len();
+    a.refused(
+        A,
+        json!({"type": "annotations/removed", "annotationId": "n1"}),
+    )
+    .await;
+    a.alive().await;
+    assert_eq!(a.notes.len(), notes);
+
+    // The agent's `/annotate` in a second chat annotates the session, from that chat.
+    let chat = "ahp-chat:/annotated/second";
+    let created = a
+        .request("createChat", json!({"channel": S, "chat": chat}))
+        .await;
+    assert!(created.get("error").is_none(), "{created}");
+    a.turn_in(chat, "c1", "/annotate hello.txt:1 from the second chat")
+        .await;
+    assert_eq!(counts(&last_notified(&mut a).await), (2, 2));
+    let state = a.subscribe(A).await["state"].clone();
+    let by_agent = state["annotations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] != "n2")
+        .expect("the agent's annotation")
+        .clone();
+    assert_eq!(by_agent["origin"]["session"], S, "{by_agent}");
+    assert_eq!(by_agent["origin"]["chat"], chat, "{by_agent}");
+    assert_eq!(by_agent["origin"]["turnId"], "c1", "{by_agent}");
+    a.c.close().await;
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+
+    let host = restart(data.path(), work.path()).await;
+    let mut a = V1::connect(&host, "annot-summary").await;
+    assert_eq!(counts(&listed(&mut a).await["annotations"]), (2, 2));
+    assert_eq!(
+        counts(&a.subscribe(S).await["state"]["annotations"]),
+        (2, 2)
+    );
+    a.c.close().await;
+    host.shutdown().await;
 }

@@ -3,13 +3,15 @@
 //! its own origin with a strict CSP; clients subscribe and change its state with
 //! `canvas/stateChanged`; an off-origin URL, a changed identity or an oversized title is
 //! refused with a reason, changes nothing and closes nothing; the canvas closes with its
-//! session.
+//! session. The chat a canvas is opened in lists it (`chat/canvasesChanged`, one `serverSeq`
+//! each, so a subscribed chat mirror equals a fresh snapshot), in that chat only, and no chat
+//! lists a canvas after a restart (canvases do not outlive one).
 
 mod common;
 mod v1_raw;
 
 use ahp_wasm::protocol::v1;
-use ahp_wasm::reduce::v1::canvas_reducer;
+use ahp_wasm::reduce::v1::{canvas_reducer, chat_reducer};
 use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -74,6 +76,34 @@ fn mirror(snapshot: &Value, log: &[Value]) -> Value {
         let _ = canvas_reducer(&mut state, &action);
     }
     serde_json::to_value(state).unwrap()
+}
+
+/// The chat reduced by the SDK's 1.0 chat reducer from `snapshot` over the logged envelopes
+/// after it.
+fn chat_mirror(snapshot: &Value, log: &[Value]) -> Value {
+    let mut state: v1::ChatState =
+        serde_json::from_value(snapshot["state"].clone()).expect("a chat");
+    for action in after(snapshot, log) {
+        let _ = chat_reducer(&mut state, &action);
+    }
+    serde_json::to_value(state).unwrap()
+}
+
+/// The `chat/canvasesChanged` envelopes logged on `chat`.
+fn canvases_changed<'a>(log: &'a [Value], chat: &str) -> Vec<&'a Value> {
+    log.iter()
+        .filter(|e| e["channel"] == chat && e["action"]["type"] == "chat/canvasesChanged")
+        .collect()
+}
+
+/// The `resource`s a chat snapshot's `canvases` lists (none when the member is absent).
+fn listed(chat: &Value) -> Vec<String> {
+    chat["state"]["canvases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| c["resource"].as_str().unwrap().to_owned())
+        .collect()
 }
 
 fn changed(canvas: Value) -> Value {
@@ -237,4 +267,185 @@ async fn bad_canvas_states_are_refused_and_change_nothing() {
     assert!(b.log.iter().all(|e| e["channel"] != uri.as_str()));
     assert_eq!(mirror(&watched, &b.log), state);
     t.host.shutdown().await;
+}
+
+const DEFAULT_CHAT: &str = "ahp-chat:/drawing/default";
+const SECOND_CHAT: &str = "ahp-chat:/drawing/second";
+
+#[tokio::test]
+async fn the_chat_a_canvas_opens_in_lists_it_and_its_mirror_follows() {
+    let t = start_host().await;
+    let mut a = V1::connect(&t.host, "canvas-list-a").await;
+    let mut b = V1::connect(&t.host, "canvas-list-b").await;
+    a.create_session(S).await;
+    let snap_a = a.subscribe(DEFAULT_CHAT).await;
+    assert!(listed(&snap_a).is_empty(), "{snap_a}");
+    let snap_b = b.subscribe(DEFAULT_CHAT).await;
+
+    let first = a.turn(S, "t1", "/canvas Demo").await;
+    let one = canvas_in(&first);
+    assert_eq!(listed(&first), [one.as_str()], "{first}");
+    let second = a.turn(S, "t2", "/canvas Second").await;
+    let two = canvas_in(&json!(second["state"]["turns"][1]));
+    assert_ne!(one, two);
+    // Oldest first.
+    assert_eq!(listed(&second), [one.as_str(), two.as_str()], "{second}");
+
+    // One envelope per open, the host's (no origin), each its own number.
+    let sent = canvases_changed(&a.log, DEFAULT_CHAT);
+    assert_eq!(sent.len(), 2, "{sent:?}");
+    assert!(sent.iter().all(|e| e.get("origin").is_none()), "{sent:?}");
+    let mut seqs: Vec<u64> = a
+        .log
+        .iter()
+        .map(|e| e["serverSeq"].as_u64().unwrap())
+        .collect();
+    let all = seqs.len();
+    seqs.sort_unstable();
+    seqs.dedup();
+    assert_eq!(seqs.len(), all, "a serverSeq used twice");
+
+    // Both mirrors (the SDK's 1.0 chat reducer) equal a fresh snapshot.
+    b.alive().await;
+    let fresh = a.subscribe(DEFAULT_CHAT).await;
+    assert_eq!(chat_mirror(&snap_a, &a.log), fresh["state"]);
+    assert_eq!(chat_mirror(&snap_b, &b.log), fresh["state"]);
+    assert_eq!(canvases_changed(&b.log, DEFAULT_CHAT).len(), 2);
+    // What is listed is a canvas channel one can subscribe to.
+    for uri in [&one, &two] {
+        a.subscribe(uri).await;
+    }
+    t.host.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_canvas_opened_in_a_second_chat_is_listed_there_only() {
+    let t = start_host().await;
+    let mut a = V1::connect(&t.host, "canvas-chat2").await;
+    a.create_session(S).await;
+    let created = a
+        .request("createChat", json!({"channel": S, "chat": SECOND_CHAT}))
+        .await;
+    assert!(created.get("error").is_none(), "{created}");
+    let default_before = a.subscribe(DEFAULT_CHAT).await;
+    let snap = a.subscribe(SECOND_CHAT).await;
+    a.turn_in(SECOND_CHAT, "c1", "hello there").await;
+    let chat = a.turn_in(SECOND_CHAT, "c2", "/canvas Demo").await;
+    let uri = canvas_in(&json!(chat["state"]["turns"][1]));
+    assert_eq!(listed(&chat), [uri.as_str()], "{chat}");
+    assert_eq!(chat_mirror(&snap, &a.log), chat["state"]);
+    assert_eq!(canvases_changed(&a.log, SECOND_CHAT).len(), 1);
+    // Not in the default chat, nor in the session's state.
+    let default_chat = a.subscribe(DEFAULT_CHAT).await;
+    assert!(listed(&default_chat).is_empty(), "{default_chat}");
+    assert!(canvases_changed(&a.log, DEFAULT_CHAT).is_empty());
+    assert_eq!(chat_mirror(&default_before, &a.log), default_chat["state"]);
+    let session = a.subscribe(S).await;
+    assert!(!session.to_string().contains(&uri), "{session}");
+    let state = a.subscribe(&uri).await["state"].clone();
+    assert_eq!(state["title"], "Demo", "{state}");
+
+    // It goes with its chat.
+    let disposed = a
+        .request("disposeChat", json!({"channel": SECOND_CHAT}))
+        .await;
+    assert!(disposed.get("error").is_none(), "{disposed}");
+    let gone = a.request("subscribe", json!({"channel": uri})).await;
+    assert!(gone.get("error").is_some(), "{gone}");
+    t.host.shutdown().await;
+}
+
+/// The `chat/canvasesChanged` rows of the 1.0 log (channel, action), in order.
+fn logged_changes(data: &std::path::Path) -> Vec<(u64, String, Value)> {
+    let db = rusqlite::Connection::open(data.join("ahp-host.sqlite3")).unwrap();
+    let mut q = db
+        .prepare("SELECT seq, channel, action FROM v1_actions ORDER BY rowid")
+        .unwrap();
+    let rows = q
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, u64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .map(|(seq, channel, action)| (seq, channel, serde_json::from_str(&action).unwrap()))
+        .filter(|(_, _, action): &(u64, String, Value)| action["type"] == "chat/canvasesChanged")
+        .collect();
+    rows
+}
+
+/// The stored 1.0 heads and log, as one text.
+fn stored_text(data: &std::path::Path) -> String {
+    let db = rusqlite::Connection::open(data.join("ahp-host.sqlite3")).unwrap();
+    let mut out = String::new();
+    for sql in [
+        "SELECT head FROM v1_sessions",
+        "SELECT action FROM v1_actions",
+    ] {
+        let mut q = db.prepare(sql).unwrap();
+        for row in q.query_map([], |r| r.get::<_, String>(0)).unwrap() {
+            out += &row.unwrap();
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn after_a_restart_no_chat_lists_a_canvas() {
+    let t = start_host().await;
+    let mut a = V1::connect(&t.host, "canvas-restart").await;
+    a.create_session(S).await;
+    let created = a
+        .request("createChat", json!({"channel": S, "chat": SECOND_CHAT}))
+        .await;
+    assert!(created.get("error").is_none(), "{created}");
+    let in_default = canvas_in(&a.turn(S, "t1", "/canvas One").await);
+    let in_second = canvas_in(&a.turn_in(SECOND_CHAT, "c1", "/canvas Two").await);
+    assert_eq!(
+        listed(&a.subscribe(DEFAULT_CHAT).await),
+        [in_default.as_str()]
+    );
+    assert_eq!(
+        listed(&a.subscribe(SECOND_CHAT).await),
+        [in_second.as_str()]
+    );
+    let last_seq = a.log.iter().map(|e| e["serverSeq"].as_u64().unwrap()).max();
+    a.c.close().await;
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    // Stored with the chats (in their heads or the log after them).
+    let stored = stored_text(data.path());
+    assert!(stored.contains(&in_default) && stored.contains(&in_second));
+    let before = logged_changes(data.path()).len();
+
+    let host = restart(data.path(), work.path()).await;
+    let mut a = V1::connect(&host, "canvas-restart").await;
+    for (chat, canvas) in [(DEFAULT_CHAT, &in_default), (SECOND_CHAT, &in_second)] {
+        let snap = a.subscribe(chat).await;
+        assert!(listed(&snap).is_empty(), "{snap}");
+        let gone = a.request("subscribe", json!({"channel": canvas})).await;
+        assert!(gone.get("error").is_some(), "{gone}");
+    }
+    a.c.close().await;
+    host.shutdown().await;
+    // Cleared through the log: one clearing action per chat, numbered after all before.
+    let changes = logged_changes(data.path());
+    assert_eq!(changes.len(), before + 2, "{changes:?}");
+    for (seq, channel, action) in &changes[before..] {
+        assert!(action.get("canvases").is_none(), "{action}");
+        assert!(Some(*seq) > last_seq, "{seq} reused");
+        assert!([DEFAULT_CHAT, SECOND_CHAT].contains(&channel.as_str()));
+    }
+    assert_ne!(changes[before].1, changes[before + 1].1);
+
+    // Nothing left to clear the next time.
+    let host = restart(data.path(), work.path()).await;
+    let mut a = V1::connect(&host, "canvas-restart").await;
+    assert!(listed(&a.subscribe(SECOND_CHAT).await).is_empty());
+    a.c.close().await;
+    host.shutdown().await;
+    assert_eq!(logged_changes(data.path()).len(), before + 2);
 }

@@ -4,10 +4,9 @@
 // another client) on the same session sees both; a removal reaches B; a dispatch the host refuses
 // (an entry over its 8 KiB bound) shows the host's reason and changes nothing; A, B and a fresh
 // page C end with equal annotations. Then a canvas the agent opens (`/canvas`) is shown by
-// canvases.js in an `allow-scripts` frame on the host's origin (the host does not yet list
-// canvases in the chat state, so the test hands canvases.js the reference the reply names); an
-// off-origin URL is refused by the same check. A screenshot of the panel at 1280x800 goes to
-// target/screenshots/.
+// canvases.js in an `allow-scripts` frame on the host's origin (listed by the host in the chat
+// state's `canvases`, which the page follows); an off-origin URL is refused by the same check.
+// Screenshots of the panels at 1280x800 go to target/screenshots/.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -142,11 +141,9 @@ test('annotations panel: the agent, two pages, a removal, a refusal; a canvas in
     const reply = await a.evaluate(() => JSON.stringify(window.__ahp.chat.state.turns.at(-1)));
     const canvasUri = reply.match(/ahp-canvas:\/[A-Za-z0-9_-]+/)?.[0];
     assert.ok(canvasUri, `the reply names the canvas channel: ${reply.slice(0, 400)}`);
-    await a.evaluate(async (resource) => {
-      const { syncCanvases } = await import('/canvases.js');
-      syncCanvases(window.__ahp.current.chat, [{ resource }]);
-      document.getElementById('canvases-panel').open = true;
-    }, canvasUri);
+    // The host lists it in the chat's `canvases`; the page shows what the chat lists.
+    await a.waitForFunction((c) => (window.__ahp.chat.state.canvases ?? []).some((r) => r.resource === c), canvasUri);
+    await a.evaluate(() => { document.getElementById('canvases-panel').open = true; });
     const canvas = a.locator(`[data-testid=canvas][data-uri="${canvasUri}"]`);
     await canvas.locator('[data-testid=canvas-title]', { hasText: 'Sketch board' }).waitFor();
     assert.equal(await canvas.locator('[data-testid=canvas-status]').textContent(), ' · open');
@@ -157,7 +154,7 @@ test('annotations panel: the agent, two pages, a removal, a refusal; a canvas in
     assert.match(new URL(src).pathname, /^\/canvas\/[^/]+\/$/);
     const inner = a.frameLocator(`[data-testid=canvas][data-uri="${canvasUri}"] iframe`);
     await inner.locator('body', { hasText: 'Sketch board' }).waitFor();
-    await a.locator('[data-testid=canvases-panel]').screenshot({ path: join(dir, 'panel-canvases.png') });
+    await a.locator('[data-testid=canvases-panel]').screenshot({ path: join(dir, 'annotations-canvas.png') });
     assert.deepEqual(await a.evaluate(async () => {
       const { canvasSource } = await import('/canvases.js');
       return ['https://evil.example/canvas/x/', 'javascript:alert(1)', '/canvas/abc/', '/pkg/web.js'].map((u) => canvasSource(u) !== null);

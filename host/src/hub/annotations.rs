@@ -42,6 +42,23 @@ pub(super) fn channel_of(session: &str) -> String {
     format!("{session}{SUFFIX}")
 }
 
+/// The `annotations` member of a session's 1.0 state and summary (its channel and counts).
+///
+/// 1.0 has no action that changes it: the host sets it whenever it builds the session's
+/// state for a client (snapshots, `listSessions`, `root/sessionAdded`) and, as the spec has
+/// hosts keep summaries in sync, sends each change as `root/sessionSummaryChanged` (the
+/// official client applies its `annotations`). A session channel's subscriber keeps the counts
+/// of its snapshot; live counts are on the root or the annotations channel itself. It is not
+/// stored with the 1.0 state (the annotations are), so it is never stale after a restart.
+pub(super) fn summary_of(session: &str, annotations: &[v1::Annotation]) -> v1::AnnotationsSummary {
+    v1::AnnotationsSummary {
+        resource: channel_of(session),
+        annotation_count: annotations.len() as i64,
+        entry_count: annotations.iter().map(|a| a.entries.len() as i64).sum(),
+        extra: Default::default(),
+    }
+}
+
 /// The session whose annotations channel `channel` would be (whether or not it exists).
 fn session_of(channel: &str) -> Option<&str> {
     channel
@@ -108,20 +125,13 @@ impl Annotations {
         &mut self.channels.entry(session.to_owned()).or_default().subs
     }
 
-    /// The `annotations` member of session `session`'s 1.0 summary and state: its channel and
-    /// counts. For the session core to show (it is not wired there yet).
-    #[allow(dead_code)]
+    /// The `annotations` member of session `session`'s 1.0 state and summary.
     pub(super) fn summary(&self, session: &str) -> v1::AnnotationsSummary {
         let annotations = self
             .channels
             .get(session)
             .map_or(&[][..], |c| &c.state.annotations[..]);
-        v1::AnnotationsSummary {
-            resource: channel_of(session),
-            annotation_count: annotations.len() as i64,
-            entry_count: annotations.iter().map(|a| a.entries.len() as i64).sum(),
-            extra: Default::default(),
-        }
+        summary_of(session, annotations)
     }
 
     /// A 1.0 client's action on the annotations channel of `session` (which exists): checked,
@@ -177,14 +187,18 @@ impl Annotations {
         core.seq += 1;
         let frame = envelope_frame(&channel_of(session), json, core.seq, origin, None);
         fanout(&mut core.outbox, &c.subs, &frame);
+        let summary = summary_of(session, &c.state.annotations);
+        if let Ok(summary) = serde_json::to_value(summary) {
+            core.v1_notify_summary(session, serde_json::json!({ "annotations": summary }));
+        }
     }
 
     /// The agent's `/annotate`: an annotation of the whole line `line` of `resource` with one
-    /// entry, anchored to the agent's turn in the default chat.
+    /// entry in `session`'s channel, anchored to the agent's turn in `chat`.
     fn add_by_agent(
         &mut self,
         core: &mut Core,
-        session: &str,
+        (session, chat): (&str, &str),
         turn_id: &str,
         (resource, line, text): (String, u32, String),
     ) -> Result<String, String> {
@@ -192,7 +206,7 @@ impl Annotations {
         let id = format!("agent-{}-{}", turn_id, self.next_agent_id);
         let annotation = serde_json::json!({
             "id": id,
-            "origin": {"session": session, "chat": default_chat_uri(session), "turnId": turn_id},
+            "origin": {"session": session, "chat": chat, "turnId": turn_id},
             "resource": resource,
             "range": {"start": {"line": line, "character": 0},
                       "end": {"line": line + 1, "character": 0}},
@@ -350,14 +364,25 @@ impl Hub {
                     resource,
                     line,
                     text,
-                } => self.annotations.add_by_agent(
-                    &mut self.core,
-                    &session,
-                    &turn_id,
-                    (resource, line, text),
-                ),
+                } => {
+                    // A chat's view annotates in the channel of the session it belongs to.
+                    let parent = self.core.sessions[&session]
+                        .v1
+                        .as_ref()
+                        .and_then(|m| m.parent.clone());
+                    let (owner, chat) = match parent {
+                        Some(parent) => (parent, session.clone()),
+                        None => (session.clone(), default_chat_uri(&session)),
+                    };
+                    self.annotations.add_by_agent(
+                        &mut self.core,
+                        (&owner, &chat),
+                        &turn_id,
+                        (resource, line, text),
+                    )
+                }
                 PanelAsk::Canvas { title, html, kind } => {
-                    self.canvases.open(&session, (title, html, kind))
+                    self.open_canvas(&session, (title, html, kind))
                 }
             }
         };

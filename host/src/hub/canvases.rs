@@ -8,10 +8,16 @@
 //! its texts are bounded and its `url` is one of this host's canvas pages ([`CanvasError`]).
 //! Canvases live as long as the host and their session: their URLs must not outlive a
 //! restart (the protocol says so), so they are not stored.
+//!
+//! The chat a canvas is opened in lists it: each open sends that chat a `chat/canvasesChanged`
+//! with all of its canvases, reduced into the stored 1.0 chat like any chat action
+//! (`Core::v1_chat_action`). A canvas goes away only with its session or chat, so no chat is
+//! left listing it; after a restart, a stored chat that still lists canvases gets a
+//! `chat/canvasesChanged` clearing them ([`Hub::forget_canvases`]), logged like the others.
 
 use super::base::Core;
 use super::features::{snapshot_json, Feature};
-use super::v1_mirror::{default_chat_uri, envelope_frame};
+use super::v1_mirror::{default_chat_uri, envelope_frame, CHAT_PREFIX};
 use super::{fanout, ConnId, Hub};
 use crate::canvas_pages::CanvasPages;
 use ahp_wasm::protocol as v03;
@@ -73,8 +79,10 @@ impl std::fmt::Display for CanvasError {
 struct Canvas {
     state: v1::CanvasState,
     subs: Vec<ConnId>,
-    /// The session it was opened in.
+    /// The session it was opened in (a chat's view for a chat other than the default one).
     session: String,
+    /// Its place in the order of opening.
+    opened: u64,
 }
 
 /// The open canvases, their pages and the host's origins.
@@ -86,6 +94,17 @@ pub(super) struct Canvases {
     /// The origins the host is reached at (the first one is put in URLs); none until the
     /// server tells the hub ([`Hub::serve_canvases`]): canvases cannot be opened before.
     origins: Vec<String>,
+    /// Counts the canvases opened.
+    opened: u64,
+}
+
+/// The chat that session key `key` runs the agent in: a session's default chat, or the chat
+/// whose view `key` is.
+pub(super) fn chat_of(key: &str) -> String {
+    match key.starts_with(CHAT_PREFIX) {
+        true => key.to_owned(),
+        false => default_chat_uri(key),
+    }
 }
 
 /// Whether `channel` names a canvas channel.
@@ -109,24 +128,23 @@ impl Canvases {
         self.canvases.get_mut(channel).map(|c| &mut c.subs)
     }
 
-    /// The canvases of chat `chat` as its `canvases` member lists them (the default chat's
-    /// are the ones the agent opened in its session), oldest first. For the chat core to
-    /// show and send as `chat/canvasesChanged` (it is not wired there yet).
-    #[allow(dead_code)]
-    pub(super) fn references(&self, chat: &str) -> Vec<v1::CanvasReference> {
-        let mut uris: Vec<&String> = self
+    /// The canvases of chat `chat` as its `canvases` member lists them, oldest first; `None`
+    /// when it has none (the member is then absent, as `chat/canvasesChanged` clears it).
+    pub(super) fn references(&self, chat: &str) -> Option<Vec<v1::CanvasReference>> {
+        let mut open: Vec<(&String, &Canvas)> = self
             .canvases
             .iter()
-            .filter(|(_, c)| default_chat_uri(&c.session) == chat)
-            .map(|(uri, _)| uri)
+            .filter(|(_, c)| chat_of(&c.session) == chat)
             .collect();
-        uris.sort();
-        uris.into_iter()
-            .map(|uri| v1::CanvasReference {
+        open.sort_by_key(|(_, c)| c.opened);
+        let refs: Vec<v1::CanvasReference> = open
+            .into_iter()
+            .map(|(uri, _)| v1::CanvasReference {
                 resource: uri.clone(),
                 extra: Default::default(),
             })
-            .collect()
+            .collect();
+        (!refs.is_empty()).then_some(refs)
     }
 
     /// Opens a canvas in `session` serving `html`; what to tell the user.
@@ -172,12 +190,14 @@ impl Canvases {
             extra: Default::default(),
         };
         self.pages.insert(&id, html);
+        self.opened += 1;
         self.canvases.insert(
             uri.clone(),
             Canvas {
                 state,
                 subs: Vec::new(),
                 session: session.to_owned(),
+                opened: self.opened,
             },
         );
         Ok(format!("Opened the canvas **{title}**: `{uri}` ({url})."))
@@ -288,6 +308,39 @@ impl Feature for Canvases {
 }
 
 impl Hub {
+    /// The agent's `/canvas` in session key `session`: the canvas opened and its chat told
+    /// (`chat/canvasesChanged`); what to tell the user.
+    pub(super) fn open_canvas(
+        &mut self,
+        session: &str,
+        canvas: (String, String, &'static str),
+    ) -> Result<String, String> {
+        let answer = self.canvases.open(session, canvas)?;
+        let chat = chat_of(session);
+        let changed = serde_json::json!({
+            "type": "chat/canvasesChanged",
+            "canvases": self.canvases.references(&chat),
+        });
+        self.core.v1_chat_action(session, changed);
+        Ok(answer)
+    }
+
+    /// After a restart: every stored chat that lists canvases (none is open any more) gets a
+    /// `chat/canvasesChanged` clearing them.
+    pub(super) fn forget_canvases(&mut self) {
+        let stale: Vec<String> = self
+            .core
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.v1.as_ref().is_some_and(|m| m.chat.canvases.is_some()))
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in stale {
+            let cleared = serde_json::json!({ "type": "chat/canvasesChanged" });
+            self.core.v1_chat_action(&key, cleared);
+        }
+    }
+
     /// Where canvas pages are served (`pages`, by the HTTP server) and the origins the host is
     /// reached at (the first one goes into canvas URLs).
     pub fn serve_canvases(&mut self, pages: CanvasPages, origins: Vec<String>) {

@@ -224,7 +224,6 @@ impl Hub {
             mirror.record_all(&uri, self.core.seq, &mut self.core.ops);
         }
         self.core.sessions.insert(p.chat.clone(), view);
-        self.core.respond(conn, id, &EmptyResult);
         self.apply_server(
             &p.chat,
             v03::StateAction::SessionReady(v03::SessionReadyAction {
@@ -236,6 +235,9 @@ impl Hub {
         self.each_feature(|f, core| f.session_opened(core, &p.chat));
         let added = json!({ "type": "session/chatAdded", "summary": entry });
         self.core.v1_to_parent(&parent, vec![added]);
+        // After `session/chatAdded`: a client subscribed to the session lists the chat by the
+        // time its `createChat` resolves, and can open it at once.
+        self.core.respond(conn, id, &EmptyResult);
         if let Some(started) = started {
             self.apply_server(&p.chat, started);
         }

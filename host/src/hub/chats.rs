@@ -2,6 +2,8 @@
 //! its default chat, reduced into the session's 1.0 state alone (0.3.0 clients, whose view does
 //! not show them, are sent nothing).
 
+use super::base::Core;
+use super::chat_views::split_parent;
 use super::v1_mirror::envelope_frame;
 use super::v1_root::summary_status;
 use super::{fanout, ConnId, Hub};
@@ -17,6 +19,63 @@ const CLIENT_V1_ONLY: &[(&str, bool)] = &[
     ("session/isReadChanged", true),
     ("session/isArchivedChanged", true),
 ];
+
+impl Core {
+    /// Applies a 1.0-only action the host originates (`chat/canvasesChanged`) to the chat of
+    /// session key `key` (a session: its default chat; a chat's view: that chat) through the
+    /// same path as a client's: reduced into the stored 1.0 chat, one `serverSeq` each, logged
+    /// and sent to the chat's 1.0 subscribers. Whether it applied.
+    pub(super) fn v1_chat_action(&mut self, key: &str, json: Value) -> bool {
+        let Ok(action) = serde_json::from_value::<v1::StateAction>(json.clone()) else {
+            return false;
+        };
+        let Some(mirror) = self.sessions.get_mut(key).and_then(|s| s.v1.as_mut()) else {
+            return false;
+        };
+        let Ok(applied) = mirror.apply(key, false, &action, json) else {
+            return false;
+        };
+        self.v1_publish(key, applied, None);
+        true
+    }
+
+    /// Stores the 1.0 actions `applied` to session key `key`'s mirror (each its own
+    /// `serverSeq`) and sends them to the subscribers of their channels; the first carries
+    /// `origin` (the dispatcher's echo). Actions for a chat's session go to that session.
+    fn v1_publish(
+        &mut self,
+        key: &str,
+        mut applied: Vec<(String, Value)>,
+        origin: Option<&v03::ActionOrigin>,
+    ) {
+        let Some(session) = self.sessions.get_mut(key) else {
+            return;
+        };
+        let Some(mirror) = session.v1.as_mut() else {
+            return;
+        };
+        let parent = mirror.parent.clone();
+        let to_parent = split_parent(parent.as_deref(), &mut applied);
+        let first = self.seq + 1;
+        self.seq += applied.len() as u64;
+        mirror.record(&session.uri, first, &applied, &mut self.ops);
+        for (i, (to, action)) in applied.iter().enumerate() {
+            let seq = first + i as u64;
+            let subs = if *to == mirror.chat_uri {
+                &mirror.chat_subs
+            } else {
+                &mirror.session_subs
+            };
+            // A `session/chatUpdated` after the first is the host's.
+            let origin = origin.filter(|_| i == 0);
+            let frame = envelope_frame(to, action, seq, origin, None);
+            fanout(&mut self.outbox, subs, &frame);
+        }
+        if let Some(parent) = parent {
+            self.v1_to_parent(&parent, to_parent);
+        }
+    }
+}
 
 impl Hub {
     /// Applies a 1.0-only action `conn` dispatched on `channel` (session `uri` or its default
@@ -45,34 +104,15 @@ impl Hub {
             return;
         };
         let status = summary_status(&mirror.session);
-        let mut applied = match mirror.apply(uri, on_session, &action, json.clone()) {
+        let applied = match mirror.apply(uri, on_session, &action, json.clone()) {
             Ok(applied) => applied,
             Err(reason) => return self.reject_v1(conn, channel, &json, &origin, reason),
         };
-        let parent = mirror.parent.clone();
-        let to_parent = super::chat_views::split_parent(parent.as_deref(), &mut applied);
-        // Each envelope its own `serverSeq`.
-        let first = self.core.seq + 1;
-        self.core.seq += applied.len() as u64;
-        mirror.record(&session.uri, first, &applied, &mut self.core.ops);
-        for (i, (to, action)) in applied.iter().enumerate() {
-            let seq = first + i as u64;
-            let subs = if *to == mirror.chat_uri {
-                &mirror.chat_subs
-            } else {
-                &mirror.session_subs
-            };
-            // The first is the dispatcher's echo; a `session/chatUpdated` after it is the host's.
-            let origin = Some(&origin).filter(|_| i == 0);
-            let frame = envelope_frame(to, action, seq, origin, None);
-            fanout(&mut self.core.outbox, subs, &frame);
-        }
         let now = summary_status(&mirror.session);
-        if now != status && parent.is_none() {
+        let parent = mirror.parent.is_some();
+        self.core.v1_publish(uri, applied, Some(&origin));
+        if now != status && !parent {
             self.core.v1_notify_status(uri, now);
-        }
-        if let Some(parent) = parent {
-            self.core.v1_to_parent(&parent, to_parent);
         }
     }
 }

@@ -237,6 +237,7 @@ impl Hub {
         for (uri, turn_id) in interrupted {
             hub.apply_server(&uri, turns::interrupted(&turn_id));
         }
+        hub.forget_canvases();
         let uris: Vec<String> = hub.core.sessions.keys().cloned().collect();
         for uri in uris {
             hub.each_feature(|f, core| f.session_restored(core, &uri));

@@ -163,9 +163,14 @@ impl Hub {
         } else if automations::is_channel(channel) {
             self.automations.snapshot(channel, seq)?
         } else if let Some(session) = self.core.sessions.get(channel) {
+            // A session's `annotations` summary is set as it is built (`annotations.rs`).
             let state = |m: &super::v1_mirror::Mirror| match m.parent {
                 Some(_) => snapshot_json(channel, &m.chat, seq),
-                None => snapshot_json(channel, &m.session, seq),
+                None => {
+                    let mut state = m.session.clone();
+                    state.annotations = Some(self.annotations.summary(channel));
+                    snapshot_json(channel, &state, seq)
+                }
             };
             with_mirror(session, state)??
         } else if self.feature_has_channel(channel) {
@@ -488,7 +493,7 @@ impl Hub {
             .iter()
             .skip(start)
             .take(limit)
-            .filter_map(|s| summary(s))
+            .filter_map(|s| summary(s, &self.annotations.summary(&s.uri)))
             .collect();
         let end = start.saturating_add(limit);
         let next_cursor = (end < sessions.len()).then(|| end.to_string());

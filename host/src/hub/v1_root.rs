@@ -2,6 +2,7 @@
 //! 0.3.0 ones, and the root notifications (`root/sessionAdded`, `root/sessionRemoved`,
 //! `root/sessionSummaryChanged`) in their 1.0 shape.
 
+use super::annotations::summary_of as summary_of_annotations;
 use super::base::Core;
 use super::fanout;
 use super::sessions::Session;
@@ -84,11 +85,16 @@ impl Core {
     /// Tells the 1.0 root subscribers that session `uri`'s 1.0 status is now `status` (a change
     /// only 1.0 has: its read or archived flag).
     pub(super) fn v1_notify_status(&mut self, uri: &str, status: u32) {
+        self.v1_notify_summary(uri, json!({ "status": status }));
+    }
+
+    /// Tells the 1.0 root subscribers that session `uri`'s summary members `changes` (only
+    /// 1.0 has them) changed.
+    pub(super) fn v1_notify_summary(&mut self, uri: &str, changes: Value) {
         if self.root_subs_v1.is_empty() {
             return;
         }
-        let params = json!({ "channel": ROOT_CHANNEL, "session": uri,
-            "changes": { "status": status } });
+        let params = json!({ "channel": ROOT_CHANNEL, "session": uri, "changes": changes });
         let frame: Arc<str> = Arc::from(jsonrpc::notification_text(
             methods::SESSION_SUMMARY_CHANGED,
             &params,
@@ -106,7 +112,13 @@ impl Core {
         let params = match method {
             methods::SESSION_ADDED => {
                 let uri = params["summary"]["resource"].as_str().unwrap_or_default();
-                let Some(summary) = self.sessions.get(uri).and_then(summary) else {
+                // A new session has no annotations yet.
+                let annotations = summary_of_annotations(uri, &[]);
+                let Some(summary) = self
+                    .sessions
+                    .get(uri)
+                    .and_then(|s| summary(s, &annotations))
+                else {
                     return;
                 };
                 let out = json!({ "channel": ROOT_CHANNEL, "summary": summary });
@@ -165,12 +177,16 @@ pub(super) fn with_mirror<R>(session: &Session, f: impl FnOnce(&Mirror) -> R) ->
     }
 }
 
-/// The 1.0 summary of a session (from its mirror).
-pub(super) fn summary(session: &Session) -> Option<Value> {
-    with_mirror(session, |mirror| summary_of(session, mirror))?
+/// The 1.0 summary of a session (from its mirror) with its `annotations` member.
+pub(super) fn summary(session: &Session, annotations: &v1::AnnotationsSummary) -> Option<Value> {
+    with_mirror(session, |mirror| summary_of(session, mirror, annotations))?
 }
 
-fn summary_of(session: &Session, mirror: &Mirror) -> Option<Value> {
+fn summary_of(
+    session: &Session,
+    mirror: &Mirror,
+    annotations: &v1::AnnotationsSummary,
+) -> Option<Value> {
     let state = serde_json::to_value(&mirror.session).ok()?;
     let mut out = serde_json::Map::new();
     for key in [
@@ -180,7 +196,6 @@ fn summary_of(session: &Session, mirror: &Mirror) -> Option<Value> {
         "origin",
         "project",
         "workingDirectories",
-        "annotations",
         "_meta",
     ] {
         if let Some(v) = state.get(key).filter(|v| !v.is_null()) {
@@ -189,6 +204,10 @@ fn summary_of(session: &Session, mirror: &Mirror) -> Option<Value> {
     }
     out.insert("status".into(), summary_status(&mirror.session).into());
     out.insert("resource".into(), session.uri.to_string().into());
+    out.insert(
+        "annotations".into(),
+        serde_json::to_value(annotations).ok()?,
+    );
     let created = from_unix_millis(session.state.summary.created_at as i64)?;
     out.insert("createdAt".into(), created.into());
     out.insert("modifiedAt".into(), mirror.chat.modified_at.clone().into());

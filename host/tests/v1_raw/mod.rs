@@ -19,6 +19,8 @@ pub struct V1 {
     seq: u64,
     /// Every action envelope received, in order.
     pub log: Vec<Value>,
+    /// Every other notification received (its `method` and `params`), in order.
+    pub notes: Vec<Value>,
     /// The secret the host bound the client id to (for `reconnect`).
     pub secret: String,
     /// The answer to its handshake.
@@ -37,6 +39,7 @@ impl V1 {
             id: 0,
             seq: 0,
             log: Vec::new(),
+            notes: Vec::new(),
             secret: String::new(),
             init: Value::Null,
         };
@@ -67,6 +70,7 @@ impl V1 {
             id: 0,
             seq: 0,
             log: Vec::new(),
+            notes: Vec::new(),
             secret: secret.to_owned(),
             init: Value::Null,
         };
@@ -101,6 +105,8 @@ impl V1 {
             let _: OfficialEnvelope = serde_json::from_value(envelope.clone())
                 .unwrap_or_else(|e| panic!("an official 1.0 envelope ({e}): {envelope}"));
             self.log.push(envelope);
+        } else if frame.get("method").is_some() && frame.get("id").is_none() {
+            self.notes.push(frame.clone());
         }
         if let Some(snapshot) = frame["result"].get("snapshot") {
             let _: OfficialSnapshot = serde_json::from_value(snapshot.clone())
@@ -196,18 +202,24 @@ impl V1 {
     /// chat's snapshot once it completed.
     pub async fn turn(&mut self, session: &str, turn_id: &str, text: &str) -> Value {
         let chat = session.replacen("ahp-session:/", "ahp-chat:/", 1) + "/default";
-        self.subscribe(&chat).await;
+        self.turn_in(&chat, turn_id, text).await
+    }
+
+    /// Runs a turn of the built-in agent with `text` in chat `chat`; the chat's snapshot once
+    /// it completed.
+    pub async fn turn_in(&mut self, chat: &str, turn_id: &str, text: &str) -> Value {
+        self.subscribe(chat).await;
         let action = json!({"type": "chat/turnStarted", "turnId": turn_id,
             "startedAt": "2026-01-01T00:00:00.000Z",
             "message": {"text": text, "origin": {"kind": "user"}}});
-        self.apply(&chat, action).await;
+        self.apply(chat, action).await;
         self.until("the turn to complete", |e| {
-            e["channel"] == chat.as_str()
+            e["channel"] == chat
                 && e["action"]["type"] == "chat/turnComplete"
                 && e["action"]["turnId"] == turn_id
         })
         .await;
-        self.subscribe(&chat).await
+        self.subscribe(chat).await
     }
 }
 
