@@ -316,6 +316,22 @@ pub struct Loaded {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Commits since the last checkpoint.
+    unchecked: u32,
+}
+
+/// Commits after which a checkpoint runs even when the hub is never idle, bounding the WAL.
+const CHECKPOINT_AFTER: u32 = 1000;
+
+/// When the write-ahead log should be checkpointed ([`Store::checkpoint_due`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checkpoint {
+    /// Nothing was committed since the last one.
+    No,
+    /// At the next idle moment.
+    WhenIdle,
+    /// Now: the log has grown by [`CHECKPOINT_AFTER`] commits.
+    Now,
 }
 
 impl std::fmt::Debug for Store {
@@ -402,11 +418,36 @@ impl Store {
             )));
         }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Checkpoints sync the disk: the hub runs them when it is idle ([`Store::checkpoint`]),
+        // not inside the commit of whatever batch crosses SQLite's page threshold.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         // Takes the exclusive lock now (and, in exclusive locking mode, keeps it).
         conn.execute_batch(&format!("BEGIN EXCLUSIVE; {SCHEMA} COMMIT;"))
             .map_err(in_use)?;
         migrate(&conn)?;
-        Ok(Store { conn, path })
+        Ok(Store {
+            conn,
+            path,
+            unchecked: 0,
+        })
+    }
+
+    /// Whether the write-ahead log has commits to copy into the database.
+    pub fn checkpoint_due(&self) -> Checkpoint {
+        match self.unchecked {
+            0 => Checkpoint::No,
+            n if n >= CHECKPOINT_AFTER => Checkpoint::Now,
+            _ => Checkpoint::WhenIdle,
+        }
+    }
+
+    /// Copies the write-ahead log into the database (and syncs it), so the log stays small and
+    /// a restart replays little. The commits are durable without it.
+    pub fn checkpoint(&mut self) -> Result<(), StoreError> {
+        self.unchecked = 0;
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+        Ok(())
     }
 
     /// The database file.
@@ -778,6 +819,7 @@ impl Store {
             [seq, replay_seq],
         )?;
         tx.commit()?;
+        self.unchecked += 1;
         Ok(())
     }
 
@@ -856,4 +898,29 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
         builder.mode(0o700);
     }
     builder.create(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoints_are_due_after_commits_and_at_once_after_many() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(dir.path()).unwrap();
+        store.checkpoint().unwrap();
+        assert_eq!(store.checkpoint_due(), Checkpoint::No);
+        store.commit(&[], 1, 1).unwrap();
+        assert_eq!(store.checkpoint_due(), Checkpoint::WhenIdle);
+        store.checkpoint().unwrap();
+        assert_eq!(store.checkpoint_due(), Checkpoint::No);
+        for seq in 2..2 + u64::from(CHECKPOINT_AFTER) {
+            store.commit(&[], seq, seq).unwrap();
+        }
+        assert_eq!(store.checkpoint_due(), Checkpoint::Now);
+        store.checkpoint().unwrap();
+        drop(store);
+        let store = Store::open(dir.path()).unwrap();
+        assert_eq!(store.load().unwrap().last_seq, 1 + u64::from(CHECKPOINT_AFTER));
+    }
 }

@@ -74,7 +74,7 @@ use crate::bus::{
 use crate::config::Config;
 use crate::replay::ReplayRing;
 use crate::resources::Sandbox;
-use crate::store::{Loaded, Store};
+use crate::store::{Checkpoint, Loaded, Store};
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::{ActionOrigin, RootState, StateAction};
 use ahp_wasm::reduce::NoOp;
@@ -87,6 +87,8 @@ use tokio::sync::mpsc;
 
 /// How many messages one batch (one transaction) handles at most.
 const MAX_BATCH: usize = 512;
+/// How long the hub waits for a message before it checkpoints the database.
+const CHECKPOINT_IDLE: std::time::Duration = std::time::Duration::from_millis(100);
 
 struct Conn {
     handle: ConnHandle,
@@ -249,7 +251,7 @@ impl Hub {
 
     /// Runs the hub until `Shutdown` or until every sender is gone.
     pub fn run(mut self, mut rx: mpsc::Receiver<HubMsg>) {
-        while let Some(msg) = rx.blocking_recv() {
+        while let Some(msg) = self.next_message(&mut rx) {
             self.handle(msg);
             for _ in 1..MAX_BATCH {
                 match rx.try_recv() {
@@ -268,6 +270,34 @@ impl Hub {
         self.each_feature(|f, core| f.shutdown(core));
         for (_, conn) in self.core.conns.drain() {
             conn.handle.shared.kill.cancel();
+        }
+    }
+
+    /// The next message (`None` once every sender is gone). A checkpoint of the database runs
+    /// when no message came for [`CHECKPOINT_IDLE`], or at once when the log is long: it syncs
+    /// the disk, which would otherwise stall whichever batch's commit crossed SQLite's own
+    /// threshold (a streamed chunk's, say).
+    fn next_message(&mut self, rx: &mut mpsc::Receiver<HubMsg>) -> Option<HubMsg> {
+        loop {
+            match self.core.store.checkpoint_due() {
+                Checkpoint::No => return rx.blocking_recv(),
+                Checkpoint::Now => self.checkpoint(),
+                Checkpoint::WhenIdle => {
+                    // (The timer is made inside `block_on`, which enters the runtime.)
+                    let next = async { tokio::time::timeout(CHECKPOINT_IDLE, rx.recv()).await };
+                    match self.core.rt.block_on(next) {
+                        Ok(msg) => return msg,
+                        Err(_) => self.checkpoint(),
+                    }
+                }
+            }
+        }
+    }
+
+    fn checkpoint(&mut self) {
+        if let Err(e) = self.core.store.checkpoint() {
+            // The commits are in the log, which the next checkpoint (or open) copies.
+            eprintln!("ahp-host: checkpoint failed ({e})");
         }
     }
 
