@@ -921,6 +921,9 @@ mod tests {
         store.checkpoint().unwrap();
         drop(store);
         let store = Store::open(dir.path()).unwrap();
-        assert_eq!(store.load().unwrap().last_seq, 1 + u64::from(CHECKPOINT_AFTER));
+        assert_eq!(
+            store.load().unwrap().last_seq,
+            1 + u64::from(CHECKPOINT_AFTER)
+        );
     }
 }

@@ -107,6 +107,26 @@ async fn run_turn(raw: &mut Client, c: &str, seq: u64, turn_id: &str) {
     }
 }
 
+/// A turn of the built-in agent that streams for a while (`long`).
+fn long_turn() -> Value {
+    json!({"type": "chat/turnStarted", "turnId": "long",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": "/long 5000", "origin": {"kind": "user"}}})
+}
+
+/// Reads until `n` `chat/delta` envelopes came; the highest `serverSeq` seen, `last_seq` or above.
+async fn deltas_seen(raw: &mut Client, n: usize, mut last_seq: u64) -> u64 {
+    let mut deltas = 0;
+    while deltas < n {
+        let frame = raw.read_frame().await.expect("connection open");
+        if frame["params"]["action"]["type"] == "chat/delta" {
+            deltas += 1;
+            last_seq = last_seq.max(frame["params"]["serverSeq"].as_u64().unwrap());
+        }
+    }
+    last_seq
+}
+
 fn draft(text: &str) -> Value {
     json!({"type": "chat/draftChanged", "draft": {"text": text, "origin": {"kind": "user"}}})
 }
@@ -197,22 +217,12 @@ async fn kill_9_during_a_turn_keeps_the_1_0_state_a_client_saw() {
     request(&mut raw, 2, "createSession", json!({"channel": s})).await;
     request(&mut raw, 3, "subscribe", json!({"channel": c})).await;
     run_turn(&mut raw, c, 1, "t1").await;
-    let started = json!({"type": "chat/turnStarted", "turnId": "long",
-        "startedAt": "2026-01-01T00:00:00.000Z",
-        "message": {"text": "/long 5000", "origin": {"kind": "user"}}});
+    let started = long_turn();
     dispatch(&mut raw, c, 2, started).await;
     // A draft typed while the agent streams; then some more of the stream.
     let echo = dispatch(&mut raw, c, 3, draft("typed mid-turn")).await;
     assert!(echo.get("rejectionReason").is_none(), "{echo}");
-    let mut last_seq = echo["serverSeq"].as_u64().unwrap();
-    let mut deltas = 0;
-    while deltas < 20 {
-        let frame = raw.read_frame().await.expect("connection open");
-        if frame["params"]["action"]["type"] == "chat/delta" {
-            deltas += 1;
-            last_seq = last_seq.max(frame["params"]["serverSeq"].as_u64().unwrap());
-        }
-    }
+    let last_seq = deltas_seen(&mut raw, 20, echo["serverSeq"].as_u64().unwrap()).await;
     host.kill_9();
 
     let host = spawn();
@@ -700,19 +710,9 @@ async fn kill_9_during_a_second_chats_turn_keeps_it() {
     request(&mut raw, 3, "createChat", json!({"channel": s, "chat": c})).await;
     request(&mut raw, 4, "subscribe", json!({"channel": c})).await;
     run_turn(&mut raw, c, 1, "t1").await;
-    let started = json!({"type": "chat/turnStarted", "turnId": "long",
-        "startedAt": "2026-01-01T00:00:00.000Z",
-        "message": {"text": "/long 5000", "origin": {"kind": "user"}}});
+    let started = long_turn();
     let echo = dispatch(&mut raw, c, 2, started).await;
-    let mut last_seq = echo["serverSeq"].as_u64().unwrap();
-    let mut deltas = 0;
-    while deltas < 20 {
-        let frame = raw.read_frame().await.expect("connection open");
-        if frame["params"]["action"]["type"] == "chat/delta" {
-            deltas += 1;
-            last_seq = last_seq.max(frame["params"]["serverSeq"].as_u64().unwrap());
-        }
-    }
+    let last_seq = deltas_seen(&mut raw, 20, echo["serverSeq"].as_u64().unwrap()).await;
     host.kill_9();
 
     let host = spawn();
