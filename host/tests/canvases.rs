@@ -11,12 +11,12 @@ mod common;
 mod v1_raw;
 
 use ahp_wasm::protocol::v1;
-use ahp_wasm::reduce::v1::{canvas_reducer, chat_reducer};
+use ahp_wasm::reduce::v1::canvas_reducer;
 use common::*;
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use v1_raw::{after, V1};
+use v1_raw::{after, chat_mirror, V1};
 
 const S: &str = "ahp-session:/drawing";
 
@@ -74,17 +74,6 @@ fn mirror(snapshot: &Value, log: &[Value]) -> Value {
         serde_json::from_value(snapshot["state"].clone()).expect("a canvas");
     for action in after(snapshot, log) {
         let _ = canvas_reducer(&mut state, &action);
-    }
-    serde_json::to_value(state).unwrap()
-}
-
-/// The chat reduced by the SDK's 1.0 chat reducer from `snapshot` over the logged envelopes
-/// after it.
-fn chat_mirror(snapshot: &Value, log: &[Value]) -> Value {
-    let mut state: v1::ChatState =
-        serde_json::from_value(snapshot["state"].clone()).expect("a chat");
-    for action in after(snapshot, log) {
-        let _ = chat_reducer(&mut state, &action);
     }
     serde_json::to_value(state).unwrap()
 }

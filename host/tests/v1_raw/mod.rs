@@ -233,3 +233,14 @@ pub fn after(snapshot: &Value, log: &[Value]) -> Vec<v1::StateAction> {
         .map(|e| serde_json::from_value(e["action"].clone()).unwrap())
         .collect()
 }
+
+/// The chat reduced by the SDK's 1.0 chat reducer from `snapshot` over the logged envelopes
+/// after it.
+pub fn chat_mirror(snapshot: &Value, log: &[Value]) -> Value {
+    let mut state: v1::ChatState =
+        serde_json::from_value(snapshot["state"].clone()).expect("a chat");
+    for action in after(snapshot, log) {
+        let _ = ahp_wasm::reduce::v1::chat_reducer(&mut state, &action);
+    }
+    serde_json::to_value(state).unwrap()
+}

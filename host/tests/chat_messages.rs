@@ -1,0 +1,110 @@
+//! Queued messages of AHP 1.0 chats (`chat/pendingMessageSet` with `kind: queued`,
+//! `chat/queuedMessagesReordered`, `chat/pendingMessageRemoved`), dispatched by a 1.0 client:
+//! while a turn runs they wait in the chat; when it ends, the host takes the first one off the
+//! queue and starts its turn, in the order the client last set. In the default chat and in a
+//! second chat alike; the client's mirror (the SDK's 1.0 chat reducer over the envelopes it
+//! received) equals a fresh snapshot; bad input is refused to the dispatcher and changes nothing.
+
+mod common;
+mod v1_raw;
+
+use common::*;
+use serde_json::{json, Value};
+use v1_raw::{chat_mirror, V1};
+
+const S: &str = "ahp-session:/queue";
+
+fn queued(id: &str, text: &str) -> Value {
+    json!({"type": "chat/pendingMessageSet", "kind": "queued", "id": id,
+        "message": {"text": text, "origin": {"kind": "user"}}})
+}
+
+fn started(turn_id: &str, text: &str) -> Value {
+    json!({"type": "chat/turnStarted", "turnId": turn_id,
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": text, "origin": {"kind": "user"}}})
+}
+
+/// The messages of the turns that started in `chat` (as the envelopes show them), in order.
+fn started_texts(log: &[Value], chat: &str) -> Vec<String> {
+    log.iter()
+        .filter(|e| e["channel"] == chat && e["action"]["type"] == "chat/turnStarted")
+        .filter(|e| e.get("rejectionReason").is_none())
+        .map(|e| e["action"]["message"]["text"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// In chat `chat`: a long turn, two queued messages while it runs, the second moved first;
+/// then both run, in that order, each its own turn, and the queue is empty.
+async fn queue_in(v: &mut V1, chat: &str) {
+    let snapshot = v.subscribe(chat).await;
+    v.apply(chat, started("running", "/long 400")).await;
+    v.apply(chat, queued("q1", "first queued")).await;
+    v.apply(chat, queued("q2", "second queued")).await;
+    let reorder = json!({"type": "chat/queuedMessagesReordered", "order": ["q2", "q1"]});
+    v.apply(chat, reorder).await;
+    let completed = std::cell::Cell::new(0);
+    v.until("three turns to complete", |e| {
+        if e["channel"] == chat && e["action"]["type"] == "chat/turnComplete" {
+            completed.set(completed.get() + 1);
+        }
+        completed.get() == 3
+    })
+    .await;
+    assert_eq!(
+        started_texts(&v.log, chat),
+        ["/long 400", "second queued", "first queued"]
+    );
+    let fresh = v.subscribe(chat).await;
+    let state = &fresh["state"];
+    assert_eq!(state["turns"].as_array().map(Vec::len), Some(3), "{state}");
+    assert!(
+        state
+            .get("queuedMessages")
+            .is_none_or(|q| q.as_array().is_some_and(Vec::is_empty)),
+        "{state}"
+    );
+    assert!(
+        state.get("activeTurn").is_none_or(Value::is_null),
+        "{state}"
+    );
+    assert_eq!(
+        chat_mirror(&snapshot, &v.log),
+        *state,
+        "the mirror is the host's chat"
+    );
+}
+
+#[tokio::test]
+async fn queued_messages_run_in_the_order_a_1_0_client_set_in_any_chat() {
+    let t = start_host().await;
+    let mut v = V1::connect(&t.host, "queue-client").await;
+    v.create_session(S).await;
+    queue_in(&mut v, "ahp-chat:/queue/default").await;
+    let second = "ahp-chat:/queue/second";
+    let made = v
+        .request("createChat", json!({"channel": S, "chat": second}))
+        .await;
+    assert!(made.get("error").is_none(), "{made}");
+    queue_in(&mut v, second).await;
+}
+
+#[tokio::test]
+async fn bad_queue_actions_are_refused_and_change_nothing() {
+    let t = start_host().await;
+    let mut v = V1::connect(&t.host, "queue-strict").await;
+    v.create_session(S).await;
+    let chat = "ahp-chat:/queue/default";
+    let before = v.subscribe(chat).await;
+    let cases = [
+        json!({"type": "chat/pendingMessageRemoved", "kind": "queued", "id": "nope"}),
+        json!({"type": "chat/queuedMessagesReordered", "order": ["nope"]}),
+    ];
+    for action in cases {
+        let reason = v.refused(chat, action).await;
+        assert!(!reason.is_empty());
+    }
+    v.alive().await;
+    let after = v.subscribe(chat).await;
+    assert_eq!(after["state"], before["state"]);
+}
