@@ -4,6 +4,8 @@
 //! queue and starts its turn, in the order the client last set. In the default chat and in a
 //! second chat alike; the client's mirror (the SDK's 1.0 chat reducer over the envelopes it
 //! received) equals a fresh snapshot; bad input is refused to the dispatcher and changes nothing.
+//! And a second chat's read and archived flags: kept in the chat's entry of its session, across
+//! a restart.
 
 mod common;
 mod v1_raw;
@@ -107,4 +109,55 @@ async fn bad_queue_actions_are_refused_and_change_nothing() {
     v.alive().await;
     let after = v.subscribe(chat).await;
     assert_eq!(after["state"], before["state"]);
+}
+
+#[tokio::test]
+async fn a_second_chats_read_and_archived_flags_are_kept_across_a_restart() {
+    let t = start_host().await;
+    let mut v = V1::connect(&t.host, "flags-client").await;
+    v.create_session(S).await;
+    let chat = "ahp-chat:/queue/flagged";
+    let made = v
+        .request("createChat", json!({"channel": S, "chat": chat}))
+        .await;
+    assert!(made.get("error").is_none(), "{made}");
+    v.subscribe(S).await;
+    v.subscribe(chat).await;
+    v.apply(chat, json!({"type": "chat/isReadChanged", "isRead": true}))
+        .await;
+    v.apply(
+        chat,
+        json!({"type": "chat/isArchivedChanged", "isArchived": true}),
+    )
+    .await;
+    // The session hears it in the chat's entry.
+    v.until("the chat's entry to say archived", |e| {
+        e["channel"] == S
+            && e["action"]["type"] == "session/chatUpdated"
+            && e["action"]["chat"] == chat
+            && e["action"]["changes"]["status"]
+                .as_u64()
+                .is_some_and(|x| x & 64 != 0)
+    })
+    .await;
+    let entry_status = |session: &Value| {
+        let chats = session["state"]["chats"].as_array().expect("chats").clone();
+        let entry = chats
+            .iter()
+            .find(|c| c["resource"] == chat)
+            .expect("listed");
+        entry["status"].as_u64().expect("a status")
+    };
+    let session = v.subscribe(S).await;
+    assert_eq!(entry_status(&session) & (32 | 64), 32 | 64, "{session}");
+    let chat_state = v.subscribe(chat).await["state"].clone();
+    v.c.close().await;
+
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = restart(data.path(), work.path()).await;
+    let mut v = V1::connect(&host, "flags-client-2").await;
+    let session = v.subscribe(S).await;
+    assert_eq!(entry_status(&session) & (32 | 64), 32 | 64, "{session}");
+    assert_eq!(v.subscribe(chat).await["state"], chat_state);
 }
