@@ -202,6 +202,32 @@ async fn every_method_of_the_official_1_0_client_succeeds_and_every_frame_is_str
         .expect("initialize");
     mirror.assert_hosts(&fresh).await;
 
+    // The subscribe variants, with advisory delivery and view preferences: a window of the
+    // chat's turns, the older ones paged in by `fetchTurns` with its cursor.
+    let delivery = cmd::SubscriptionDeliveryOptions {
+        max_latency_ms: Some(0),
+    };
+    let view = cmd::SubscribeView { turns: Some(1) };
+    let (windowed, _) = fresh
+        .subscribe_with_options(C.into(), Some(delivery.clone()), Some(view))
+        .await
+        .expect("subscribe_with_options");
+    let SnapshotState::Chat(windowed) = windowed.snapshot.expect("a snapshot").state else {
+        panic!("a chat snapshot expected");
+    };
+    assert!(!windowed.turns.is_empty());
+    if let Some(cursor) = windowed.turns_next_cursor {
+        let _: cmd::FetchTurnsResult = fresh
+            .request("fetchTurns", json!({"channel": C, "cursor": cursor}))
+            .await
+            .expect("fetchTurns with the snapshot's cursor");
+    }
+    let (delivered, _) = fresh
+        .subscribe_with_delivery(S.into(), Some(delivery))
+        .await
+        .expect("subscribe_with_delivery");
+    assert!(delivered.snapshot.is_some());
+
     // `disposeSession` last: the session leaves the list.
     let _: Value = fresh
         .request("disposeSession", json!({"channel": S}))
