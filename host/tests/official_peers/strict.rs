@@ -183,6 +183,10 @@ fn check_frame(text: &str, methods: &HashMap<u64, String>) -> Result<Option<Stri
         "sessionConfigCompletions" => {
             round_trips::<cmd::SessionConfigCompletionsResult>(method, result)
         }
+        "authenticate" => round_trips::<cmd::AuthenticateResult>(method, result),
+        "invokeChangesetOperation" => {
+            round_trips::<cmd::InvokeChangesetOperationResult>(method, result)
+        }
         "listAutomationTriggerDefinitions" => {
             round_trips::<cmd::ListAutomationTriggerDefinitionsResult>(method, result)
         }
