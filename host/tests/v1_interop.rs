@@ -1,17 +1,16 @@
-//! Interop with the official AHP 1.0.0 Rust client (`ahp` 1.0.0 from crates.io) as a test peer:
-//! it initializes with 1.0.0, creates a session, subscribes to it and its default chat, starts a
-//! turn with `chat/turnStarted`, and reduces the streamed chat envelopes with its own 1.0
-//! reducer to the state a fresh snapshot of the host shows.
+//! Interop with the official AHP 1.0.0 Rust client (`ahp` 1.0.0 from crates.io) as a test peer,
+//! over the official WebSocket transport (`ahp-ws` 1.0.0): it initializes with 1.0.0, creates
+//! a session, subscribes to it and its default chat, starts a turn with `chat/turnStarted`, and
+//! reduces the streamed chat envelopes with its own 1.0 reducer to the state a fresh snapshot
+//! of the host shows.
 
 mod common;
-mod v1_support;
 
 use ahp_types_v1::actions::{ActionEnvelope, StateAction};
 use ahp_types_v1::state::{ChatState, SnapshotState};
 use ahp_v1::{Client, ClientConfig, SubscriptionEvent};
 use common::*;
 use serde_json::{json, Value};
-use v1_support::WsTransport;
 
 const S: &str = "ahp-session:/official-v1";
 const C: &str = "ahp-chat:/official-v1/default";
@@ -27,10 +26,10 @@ async fn chat_snapshot(client: &Client, uri: &str) -> ChatState {
 #[tokio::test]
 async fn the_official_1_0_client_runs_a_turn_in_the_default_chat() {
     let t = start_host().await;
-    let (ws, _) = tokio_tungstenite::connect_async(url_with_token(&t.host))
+    let transport = ahp_ws::WebSocketTransport::connect(&url_with_token(&t.host))
         .await
-        .unwrap();
-    let client = Client::connect(WsTransport(ws), ClientConfig::default())
+        .expect("ahp-ws connects to the host");
+    let client = Client::connect(transport, ClientConfig::default())
         .await
         .expect("connected");
     let init = client
