@@ -70,6 +70,10 @@ async fn completions_work_on_any_chat_of_a_session() {
         assert_eq!(answer["error"]["code"], code, "{channel}: {answer}");
     }
     v.alive().await;
+    // A 0.3.0 client never sees a chat beyond the default one.
+    let mut old = Client::ready(&t.host, "completer-0.3").await;
+    let params = json!({"channel": c, "kind": "userMessage", "text": "@", "offset": 1});
+    old.expect_error("completions", params, -32001).await;
     t.host.shutdown().await;
 }
 

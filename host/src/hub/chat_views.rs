@@ -309,7 +309,11 @@ impl Hub {
     ) -> Result<(), ErrorObject> {
         let chat = p.channel;
         let v1::ChatMoveDestination::Session(to) = p.destination else {
-            return Err(invalid("this host moves chats to an existing session only"));
+            return Err(invalid(
+                "this host moves chats to an existing session only (a new session's chat would \
+                 be its default one, ahp-chat:/<session id>/default, which a moved chat that \
+                 keeps its URI cannot be)",
+            ));
         };
         let from = self
             .core
