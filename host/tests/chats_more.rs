@@ -107,6 +107,11 @@ async fn a_terminal_claim_may_name_any_chat_of_its_session() {
         assert_eq!(bad["error"]["code"], -32602, "{claim}: {bad}");
     }
     v.alive().await;
+    // A 0.3.0 client cannot name a chat's view as a session.
+    let mut old = Client::ready(&t.host, "claimer-0.3").await;
+    let claim = json!({"kind": "session", "session": c});
+    let params = json!({"channel": "ahp-terminal:/bad", "claim": claim});
+    old.expect_error("createTerminal", params, -32602).await;
     let gone = v
         .request("subscribe", json!({"channel": "ahp-terminal:/bad"}))
         .await;

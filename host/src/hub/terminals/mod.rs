@@ -246,7 +246,9 @@ impl Hub {
                 Err("a client claim must name the dispatching client's own clientId".into())
             }
             TerminalClaim::Session(s) => {
-                if !self.core.sessions.contains_key(&s.session) {
+                // A chat's view is not a session (`chat_views.rs`): its claims name its chat.
+                let view = super::chat_views::is_chat_view(&s.session);
+                if view || !self.core.sessions.contains_key(&s.session) {
                     return Err("a session claim must name an existing session".into());
                 }
                 match crate::compat::claim_chat(&s.extra) {
