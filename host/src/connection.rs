@@ -414,6 +414,11 @@ impl Reader<'_> {
         params: Option<RawJson<'_>>,
     ) -> bool {
         let request = match method {
+            // As 0.3.0 answers them (the hub's `initialize` and `reconnect`).
+            "initialize" | "reconnect" => Err(ErrorObject::new(
+                errors::INVALID_REQUEST,
+                "already initialized",
+            )),
             m if SANDBOX_METHODS.contains(&m) => return self.resource(id, m, params).await,
             methods::DISPATCH_ACTION => {
                 return match decode_params::<v1::DispatchActionParams>(params) {

@@ -595,7 +595,7 @@ async fn move_chat_hands_a_chat_to_another_session_and_survives_a_restart() {
     assert_eq!(chat.movable, Some(true));
 
     // Refused, nothing changed: the default chat, a missing session, a missing anchor, a new
-    // session as the destination.
+    // session as the destination (a move to its own session is a reorder: `chats_more.rs`).
     let bad = [
         (
             json!({"channel": d1, "destination": {"kind": "session", "session": s2}}),
@@ -610,7 +610,7 @@ async fn move_chat_hands_a_chat_to_another_session_and_survives_a_restart() {
             -32602,
         ),
         (
-            json!({"channel": c, "destination": {"kind": "session", "session": s1}}),
+            json!({"channel": c, "destination": {"kind": "newSession"}}),
             -32602,
         ),
         (

@@ -103,6 +103,75 @@ async fn no_common_version_is_32005_and_closes() {
 }
 
 #[tokio::test]
+async fn the_highest_offered_version_of_a_served_range_is_chosen() {
+    let t = start_host().await;
+    let init = |id: &str, versions: Value| json!({"channel": ROOT_CHANNEL, "protocolVersions": versions, "clientId": id});
+    // A newer 1.x patch or minor is served with 1.0.0's semantics (SemVer: same MAJOR >= 1);
+    // the highest wins whatever the order; the answer is one of the offered entries.
+    for (n, (offered, chosen)) in [
+        (json!(["0.3.0", "1.0.0"]), "1.0.0"),
+        (json!(["1.0.2"]), "1.0.2"),
+        (json!(["1.0.0", "0.3.0", "1.2.0"]), "1.2.0"),
+        (json!(["2.0.0", "0.3.1"]), "0.3.1"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = format!("ranges-{n}");
+        let mut c = Client::connect(&t.host, &id).await;
+        let result = c.call("initialize", init(&id, offered.clone())).await;
+        let result = result.unwrap_or_else(|e| panic!("{offered}: {e:?}"));
+        assert_eq!(result["protocolVersion"], chosen, "{offered}: {result}");
+        let v1 = chosen.starts_with("1.");
+        // 1.0's shapes (its session list) or 0.3.0's.
+        let list = c
+            .call("listSessions", json!({"channel": ROOT_CHANNEL}))
+            .await
+            .unwrap();
+        assert_eq!(list, json!({"items": []}), "{offered}");
+        // A second `initialize` (or `reconnect`) is refused alike in both versions, and the
+        // connection stays.
+        let again = [
+            ("initialize", init(&id, json!(["1.0.0"]))),
+            (
+                "reconnect",
+                json!({"channel": ROOT_CHANNEL, "clientId": id, "lastSeenServerSeq": 0,
+                       "subscriptions": []}),
+            ),
+        ];
+        for (method, params) in again {
+            let e = c
+                .expect_error(method, params, errors::INVALID_REQUEST)
+                .await;
+            assert_eq!(
+                e.message, "already initialized",
+                "{offered} {method} v1={v1}"
+            );
+        }
+        assert_eq!(
+            c.call("ping", json!({"channel": ROOT_CHANNEL}))
+                .await
+                .unwrap(),
+            Value::Null
+        );
+    }
+    // Malformed and out-of-range offers: -32005 with the supported versions.
+    let mut c = Client::connect(&t.host, "ranges-bad").await;
+    let offered = json!(["1.0", "1.0.0-rc.1", "v1.0.0", "0.4.0", "2.0.0"]);
+    let e = c
+        .expect_error(
+            "initialize",
+            init("ranges-bad", offered),
+            errors::UNSUPPORTED_PROTOCOL_VERSION,
+        )
+        .await;
+    assert_eq!(
+        e.data.unwrap()["supportedVersions"],
+        json!(["1.0.0", "0.3.0"])
+    );
+}
+
+#[tokio::test]
 async fn ping_before_initialize_and_commands_need_initialize() {
     let t = start_host().await;
     let mut c = Client::connect(&t.host, "early").await;

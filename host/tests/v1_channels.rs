@@ -209,7 +209,7 @@ async fn terminals_keep_each_versions_shapes_and_refuse_what_0_3_0_cannot_say() 
     let created = request(&mut raw, 3, "createSession", json!({"channel": S})).await;
     assert!(created.get("result").is_some(), "{created}");
 
-    // A claim naming a chat other than the session's default one: typed error, nothing made.
+    // A claim naming a chat the session does not have: typed error, nothing made.
     for (id, chat) in [
         (4, "ahp-chat:/v1-channels/other"),
         (5, "ahp-chat:/elsewhere/default"),
@@ -281,7 +281,7 @@ async fn terminals_keep_each_versions_shapes_and_refuse_what_0_3_0_cannot_say() 
     assert!(old_state.get("lifecycle").is_none(), "{old_state}");
     assert_eq!(old_state["claim"], json!({"kind": "session", "session": S}));
 
-    // Handing the terminal to another chat has no 0.3.0 form: rejected in 1.0.
+    // Handing the terminal to a chat the session does not have: rejected in 1.0.
     let other = json!({"type": "terminal/claimed", "claim": {
         "kind": "session", "session": S, "chat": "ahp-chat:/v1-channels/other"}});
     dispatch(&mut raw, T, 1, other).await;
@@ -289,7 +289,7 @@ async fn terminals_keep_each_versions_shapes_and_refuse_what_0_3_0_cannot_say() 
     assert!(
         rejected["rejectionReason"]
             .as_str()
-            .is_some_and(|r| r.contains("default chat")),
+            .is_some_and(|r| r.contains("a chat of that session")),
         "{rejected}"
     );
     // A resize over the bounds: refused by the 0.3.0 authorization, in 1.0.

@@ -141,7 +141,8 @@ impl<P: Decode> ParamsV1 for Shared<P> {
 }
 
 /// A shared command's params translated (a terminal's session claim names the default chat,
-/// which 0.3.0 leaves implicit; `completions` targets the default chat, 0.3.0's its session),
+/// which 0.3.0 leaves implicit; `completions` on a default chat targets 0.3.0's session, on
+/// another chat its view),
 /// then decoded as 0.3.0's.
 fn shared(method: &str, params: Option<RawJson<'_>>) -> Result<Request, ErrorObject> {
     let invalid = |message: String| ErrorObject::new(errors::INVALID_PARAMS, message);
@@ -155,12 +156,10 @@ fn shared(method: &str, params: Option<RawJson<'_>>) -> Result<Request, ErrorObj
         let chat = json.get("channel").and_then(Value::as_str).unwrap_or("");
         match compat::session_of_chat(chat) {
             Some(session) => json["channel"] = session.into(),
-            None => {
-                return Err(invalid(
-                    "`channel` must be a session's default chat (ahp-chat:/<session id>/default)"
-                        .into(),
-                ))
-            }
+            // Another chat is its view's key already (`hub/chat_views.rs`); the hub checks
+            // that it exists.
+            None if chat.starts_with("ahp-chat:/") => {}
+            None => return Err(invalid("`channel` must be a chat (ahp-chat:/...)".into())),
         }
     }
     let raw =
@@ -230,6 +229,16 @@ mod tests {
             panic!("not 0.3.0's completions: {:?}", shared.request);
         };
         assert_eq!(old.channel, "ahp-session:/s1");
+        let Some(Ok(RequestV1::Completions(shared))) = parse(
+            "completions",
+            r#"{"channel":"ahp-chat:/s1/second","kind":"userMessage","text":"@","offset":1}"#,
+        ) else {
+            panic!("completions on another chat");
+        };
+        let Request::Completions(old) = shared.request else {
+            panic!("not 0.3.0's completions: {:?}", shared.request);
+        };
+        assert_eq!(old.channel, "ahp-chat:/s1/second");
         let Some(Err(e)) = parse(
             "completions",
             r#"{"channel":"ahp-session:/s1","kind":"userMessage","text":"@","offset":1}"#,

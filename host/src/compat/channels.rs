@@ -5,8 +5,9 @@
 //!   ([`integers`]);
 //! - a terminal's exit: 0.3.0's `exitCode` is 1.0's `lifecycle` (`running`, or `exited` with
 //!   the code);
-//! - a terminal's session claim: 1.0 names the chat too (the session's default chat here; a
-//!   claim naming another chat has no 0.3.0 form).
+//! - a terminal's session claim: 1.0 names the chat too. 0.3.0's leaves the default chat
+//!   implicit; another chat of the session stays in the 0.3.0 claim as an extra `chat` member
+//!   (the host checks that it is a chat of that session: [`claim_chat`]).
 //!
 //! The commands of these channels take the same params in both versions but for those claims
 //! ([`create_terminal_v03`]).
@@ -56,22 +57,30 @@ fn claim_v1(claim: &mut Value) {
     }
 }
 
-/// A 1.0 terminal claim as 0.3.0's (in place): a session claim must name the session's
-/// default chat, which 0.3.0 leaves implicit.
+/// The chat a 0.3.0 session claim names besides its session (an extra `chat` member: a chat
+/// other than the default one), which the host keys that chat's state by.
+pub fn claim_chat(extra: &serde_json::Map<String, Value>) -> Option<&str> {
+    extra.get("chat").and_then(Value::as_str)
+}
+
+/// A 1.0 terminal claim as 0.3.0's (in place): the session's default chat is left implicit,
+/// another chat stays as `chat` (a default chat of another session is refused here; whether
+/// another chat is the session's, the host checks).
 fn claim_v03(claim: &mut Value) -> Result<(), String> {
     if claim.get("kind").and_then(Value::as_str) != Some("session") {
         return Ok(());
     }
     let session = claim.get("session").and_then(Value::as_str).unwrap_or("");
-    let chat = claim.get("chat").and_then(Value::as_str);
-    if let Some(chat) = chat {
-        if session_of_chat(chat).as_deref() != Some(session) {
-            return Err(
-                "a session claim's `chat` must be the session's default chat on this host \
-                 (ahp-chat:/<session id>/default)"
-                    .into(),
-            );
+    let Some(chat) = claim.get("chat").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    match session_of_chat(chat) {
+        Some(of) if of == session => {}
+        Some(_) => {
+            return Err("a session claim's `chat` must be a chat of that session".into());
         }
+        None if chat.starts_with(CHAT_PREFIX) => return Ok(()),
+        None => return Err("a session claim's `chat` must be a chat (ahp-chat:/...)".into()),
     }
     if let Some(members) = claim.as_object_mut() {
         members.remove("chat");
@@ -170,17 +179,24 @@ mod tests {
     }
 
     #[test]
-    fn claims_of_other_chats_have_no_v03_form() {
+    fn claims_keep_a_chat_other_than_the_default_one() {
         let mut ok = json!({ "type": "terminal/claimed", "claim": {
             "kind": "session", "session": "ahp-session:/s1", "chat": "ahp-chat:/s1/default" } });
         channel_action_v03(&mut ok).unwrap();
         assert!(ok["claim"].get("chat").is_none());
         let mut other = json!({ "type": "terminal/claimed", "claim": {
             "kind": "session", "session": "ahp-session:/s1", "chat": "ahp-chat:/s1/other" } });
-        assert!(channel_action_v03(&mut other).is_err());
-        let mut elsewhere = json!({ "claim": {
-            "kind": "session", "session": "ahp-session:/s1", "chat": "ahp-chat:/s2/default" } });
-        assert!(create_terminal_v03(&mut elsewhere).is_err());
+        channel_action_v03(&mut other).unwrap();
+        assert_eq!(other["claim"]["chat"], "ahp-chat:/s1/other");
+        // Back in 1.0 it is the same claim.
+        channel_action_v1(&mut other);
+        assert_eq!(other["claim"]["session"], "ahp-session:/s1");
+        assert_eq!(other["claim"]["chat"], "ahp-chat:/s1/other");
+        for bad in ["ahp-chat:/s2/default", "ahp-session:/s1"] {
+            let mut elsewhere = json!({ "claim": {
+                "kind": "session", "session": "ahp-session:/s1", "chat": bad } });
+            assert!(create_terminal_v03(&mut elsewhere).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -29,15 +29,17 @@ mod channels;
 mod content;
 mod lift;
 mod state;
+mod versions;
 
 pub use actions::{action, dispatched_on_session, Source, View};
 pub use change::SessionChange;
 pub use channels::{
-    channel_action_v03, channel_action_v1, channel_state_v1, create_terminal_v03, default_chat_uri,
-    integers, root_v1, session_of_chat,
+    channel_action_v03, channel_action_v1, channel_state_v1, claim_chat, create_terminal_v03,
+    default_chat_uri, integers, root_v1, session_of_chat,
 };
 pub use lift::{lift, to_v1, Target};
 pub use state::session_state;
+pub use versions::negotiate;
 
 use ahp_wasm::protocol as v03;
 use serde_json::Value;

@@ -98,6 +98,11 @@ pub(super) fn split_parent(parent: Option<&str>, applied: &mut Vec<(String, Valu
 }
 
 impl Core {
+    /// The session chat view `chat` belongs to (`None` for anything else).
+    pub(super) fn chat_parent(&self, chat: &str) -> Option<&str> {
+        self.sessions.get(chat)?.v1.as_ref()?.parent.as_deref()
+    }
+
     /// Applies session actions about one of its chats to session `parent`'s 1.0 state: each
     /// its own `serverSeq`, stored, sent to the session's 1.0 subscribers.
     pub(super) fn v1_to_parent(&mut self, parent: &str, actions: Vec<Value>) {
@@ -167,6 +172,20 @@ impl Hub {
         if p.source.is_some() {
             return Err(invalid("this host creates no forks or side chats"));
         }
+        // The spec: every entry MUST be one of the session's working directories.
+        if let Some(dirs) = &p.working_directories {
+            let of_session = session
+                .v1
+                .as_ref()
+                .and_then(|m| m.session.working_directories.as_deref())
+                .unwrap_or_default();
+            if let Some(stray) = dirs.iter().find(|d| !of_session.contains(d)) {
+                let shown: String = stray.chars().take(120).collect();
+                return Err(invalid(format!(
+                    "`workingDirectories`: {shown} is not a working directory of the session"
+                )));
+            }
+        }
         let max = self.core.limits.max_sessions;
         if self.core.sessions.len() >= max {
             return Err(ErrorObject::new(
@@ -207,8 +226,12 @@ impl Hub {
         let entry = view.v1.as_mut().and_then(|m| {
             m.parent = Some(parent.clone());
             m.chat.movable = Some(true);
+            m.chat
+                .working_directories
+                .clone_from(&p.working_directories);
             let entry = m.session.chats.iter_mut().find(|c| c.resource == p.chat)?;
             entry.movable = Some(true);
+            entry.working_directories.clone_from(&p.working_directories);
             Some(entry.clone())
         });
         let Some(entry) = entry else {
@@ -271,9 +294,13 @@ impl Hub {
         Ok(())
     }
 
-    /// `moveChat` to another existing session: the chat keeps its URI, state and agent; its
-    /// entry leaves the source session's `chats` and joins the destination's (placed first, or
-    /// after `after`). A new session as the destination is not served.
+    /// `moveChat` to an existing session: the chat keeps its URI, state and agent; its entry
+    /// leaves the source session's `chats` and joins the destination's (placed first, or after
+    /// `after`); to its own session, only its entry moves (`session/chatsReordered`).
+    ///
+    /// A new session as the destination is refused (the spec lets a host refuse a destination
+    /// kind): it would make the chat that session's default one, and here a session's default
+    /// chat is `ahp-chat:/<session id>/default`, which a chat that keeps its URI cannot be.
     pub(super) fn move_chat_v1(
         &mut self,
         conn: ConnId,
@@ -282,7 +309,11 @@ impl Hub {
     ) -> Result<(), ErrorObject> {
         let chat = p.channel;
         let v1::ChatMoveDestination::Session(to) = p.destination else {
-            return Err(invalid("this host moves chats to an existing session only"));
+            return Err(invalid(
+                "this host moves chats to an existing session only (a new session's chat would \
+                 be its default one, ahp-chat:/<session id>/default, which a moved chat that \
+                 keeps its URI cannot be)",
+            ));
         };
         let from = self
             .core
@@ -303,10 +334,10 @@ impl Hub {
             .filter(|_| !is_chat_view(&to.session))
             .and_then(|s| s.v1.as_ref())
             .ok_or_else(|| session_not_found(&to.session))?;
-        if to.session == from {
-            return Err(invalid("the chat is in that session already"));
-        }
         if let Some(after) = &to.after {
+            if after == &chat {
+                return Err(invalid("`after` must be another chat than the one moved"));
+            }
             if !target.session.chats.iter().any(|c| &c.resource == after) {
                 return Err(invalid("`after` names no chat of the destination"));
             }
@@ -316,12 +347,19 @@ impl Hub {
             .chats
             .iter()
             .map(|c| c.resource.clone())
+            .filter(|c| c != &chat)
             .collect();
         let at = match &to.after {
             Some(after) => order.iter().position(|c| c == after).map_or(0, |i| i + 1),
             None => 0,
         };
         order.insert(at, chat.clone());
+        if to.session == from {
+            let reordered = json!({ "type": "session/chatsReordered", "chats": order });
+            self.core.v1_to_parent(&from, vec![reordered]);
+            self.core.respond(conn, id, &json!({ "session": from }));
+            return Ok(());
+        }
         let entry = self.core.sessions[&from]
             .v1
             .as_ref()
@@ -335,6 +373,7 @@ impl Hub {
         {
             mirror.parent = Some(to.session.clone());
         }
+        self.chat_moved(&chat);
         let removed = json!({ "type": "session/chatRemoved", "chat": chat });
         self.core.v1_to_parent(&from, vec![removed]);
         let added = json!({ "type": "session/chatAdded", "summary": entry });

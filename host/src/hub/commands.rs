@@ -343,13 +343,8 @@ impl Hub {
                 "already initialized",
             ));
         }
-        // AHP 1.0 where offered (`v1.rs`), else 0.3.0.
-        let offered = |v: &str| p.protocol_versions.iter().any(|o| o == v);
-        let version = [V1]
-            .into_iter()
-            .chain(SUPPORTED_PROTOCOL_VERSIONS.iter().copied())
-            .find(|v| offered(v));
-        let Some(version) = version else {
+        // The highest offered version of a range this host serves (`v1.rs` for 1.x).
+        let Some((version, v1)) = crate::compat::negotiate(&p.protocol_versions) else {
             let data = UnsupportedProtocolVersionErrorData {
                 supported_versions: [V1]
                     .into_iter()
@@ -369,8 +364,6 @@ impl Hub {
             self.core.outbox.push((conn, Arc::from("")));
             return Ok(());
         };
-        let version = version.to_owned();
-        let v1 = version == V1;
         check_client_id(&p.client_id)?;
         if let Some(holder) = self.holder_to_ask(conn, &p.client_id, secret.as_deref())? {
             self.wait_for_holder(
@@ -396,7 +389,7 @@ impl Hub {
             .as_ref()
             .is_some_and(|c| c.mcp_apps.is_some());
         if v1 {
-            return self.initialize_v1(conn, id, (p.client_id, secret), channels, apps);
+            return self.initialize_v1(conn, id, (p.client_id, secret), version, channels, apps);
         }
         let snapshots = self.snapshots_within_budget(&channels, apps)?;
         let client_secret = self.claim_client_id(

@@ -33,7 +33,7 @@ use super::commands::{
 use super::features::snapshot_json;
 use super::identity::Claim;
 use super::v1_channels::limit_reached;
-use super::v1_mirror::{envelope_frame, session_of_chat, PendingV1, CHAT_PREFIX, V1};
+use super::v1_mirror::{envelope_frame, session_of_chat, PendingV1, CHAT_PREFIX};
 use super::v1_root::{root_state, summary, with_mirror};
 use super::{fanout, ConnId, Hub};
 use crate::bus::requests_v1::{for_each_host_command_v1, Optional, Shared};
@@ -321,6 +321,7 @@ impl Hub {
         conn: ConnId,
         id: &RequestId,
         (client_id, secret): (String, Option<String>),
+        version: String,
         channels: Vec<String>,
         apps: bool,
     ) -> Result<(), ErrorObject> {
@@ -336,7 +337,7 @@ impl Hub {
         self.mark_initialized(conn, client_id);
         self.add_subscriptions_v1(conn, &channels);
         let out = InitializeOut {
-            protocol_version: V1.into(),
+            protocol_version: version,
             server_seq: self.core.seq,
             snapshots,
             default_directory: file_uri(self.core.sandbox.root()),

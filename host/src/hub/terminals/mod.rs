@@ -27,7 +27,8 @@ use ahp_wasm::protocol::jsonrpc::{EmptyResult, ErrorObject, RequestId, ROOT_CHAN
 use ahp_wasm::protocol::tagged::TaggedUnion;
 use ahp_wasm::protocol::{
     errors, ActionOrigin, CreateTerminalParams, RootTerminalsChangedAction, StateAction,
-    TerminalClaim, TerminalDataAction, TerminalExitedAction, TerminalInfo, TerminalState,
+    TerminalClaim, TerminalDataAction, TerminalExitedAction, TerminalInfo, TerminalSessionClaim,
+    TerminalState,
 };
 use ahp_wasm::reduce::{Clock, FixedClock, NoOp, Outcome, SystemClock};
 use std::collections::HashMap;
@@ -145,6 +146,17 @@ fn dimension(value: f64, name: &str) -> Result<u16, String> {
     crate::params::whole_number(value, name, 1, MAX_DIMENSION as u64).map(|v| v as u16)
 }
 
+/// The key of the state a session claim is held by: its chat's view for a chat other than the
+/// session's default one (`compat::claim_chat`), else the session.
+fn claim_key(claim: &TerminalSessionClaim) -> &str {
+    crate::compat::claim_chat(&claim.extra).unwrap_or(&claim.session)
+}
+
+/// Whether `claim` is a session claim held by `key` (a session, or a chat's view).
+fn held_by(claim: &TerminalClaim, key: &str) -> bool {
+    matches!(claim, TerminalClaim::Session(c) if claim_key(c) == key)
+}
+
 pub(super) fn terminal_not_found(uri: &str) -> ErrorObject {
     let shown: String = uri.chars().take(120).collect();
     ErrorObject::new(errors::NOT_FOUND, format!("no terminal {shown}"))
@@ -173,9 +185,57 @@ impl Hub {
             && self
                 .core
                 .sessions
-                .get(&claim.session)
+                .get(claim_key(claim))
                 .and_then(|s| s.state.active_client.as_ref())
                 .is_some_and(|a| a.client_id == client_id)
+    }
+
+    /// The claim of session or chat view `key` (a chat's names its session and the chat).
+    pub(super) fn session_claim(
+        &self,
+        key: &str,
+        turn_id: Option<String>,
+        tool_call_id: Option<String>,
+    ) -> TerminalClaim {
+        let mut claim = TerminalSessionClaim {
+            session: key.to_owned(),
+            turn_id,
+            tool_call_id,
+            extra: Default::default(),
+        };
+        if let Some(parent) = self.core.chat_parent(key) {
+            claim.session = parent.to_owned();
+            claim.extra.insert("chat".into(), key.into());
+        }
+        TerminalClaim::Session(claim)
+    }
+
+    /// Chat view `chat` moved to another session: the claims its terminals hold name that
+    /// session now.
+    pub(super) fn chat_moved(&mut self, chat: &str) {
+        let held: Vec<(String, TerminalClaim)> = self
+            .terminals
+            .map
+            .iter()
+            .filter_map(|(uri, t)| match &t.state.claim {
+                TerminalClaim::Session(c) if claim_key(c) == chat => Some((
+                    uri.clone(),
+                    self.session_claim(chat, c.turn_id.clone(), c.tool_call_id.clone()),
+                )),
+                _ => None,
+            })
+            .collect();
+        if held.is_empty() {
+            return;
+        }
+        for (uri, claim) in held {
+            let action = StateAction::TerminalClaimed(ahp_wasm::protocol::TerminalClaimedAction {
+                claim,
+                extra: Default::default(),
+            });
+            let _ = self.apply(&uri, action, None);
+        }
+        self.terminals.update_root(&mut self.core);
     }
 
     /// A claim a client may set: its own client claim, or one for an existing session.
@@ -185,9 +245,18 @@ impl Hub {
             TerminalClaim::Client(_) => {
                 Err("a client claim must name the dispatching client's own clientId".into())
             }
-            TerminalClaim::Session(s) if self.core.sessions.contains_key(&s.session) => Ok(()),
-            TerminalClaim::Session(_) => {
-                Err("a session claim must name an existing session".into())
+            TerminalClaim::Session(s) => {
+                // A chat's view is not a session (`chat_views.rs`): its claims name its chat.
+                let view = super::chat_views::is_chat_view(&s.session);
+                if view || !self.core.sessions.contains_key(&s.session) {
+                    return Err("a session claim must name an existing session".into());
+                }
+                match crate::compat::claim_chat(&s.extra) {
+                    Some(chat) if self.core.chat_parent(chat) != Some(s.session.as_str()) => {
+                        Err("a session claim's `chat` must be a chat of that session".into())
+                    }
+                    _ => Ok(()),
+                }
             }
             TerminalClaim::Unknown(_) => Err("unknown claim kind".into()),
         }
@@ -336,7 +405,7 @@ impl Hub {
             .filter(|(_, t)| {
                 t.owner == Owner::Agent
                     && t.state.exit_code.is_some()
-                    && matches!(&t.state.claim, TerminalClaim::Session(c) if c.session == session)
+                    && held_by(&t.state.claim, session)
             })
             .map(|(uri, t)| (t.order, uri.clone()))
             .collect();
@@ -483,6 +552,7 @@ impl Hub {
                 let detach = matches!((&state.claim, &a.claim),
                     (TerminalClaim::Session(now), TerminalClaim::Session(to))
                         if to.session == now.session
+                            && claim_key(to) == claim_key(now)
                             && to.turn_id.is_none()
                             && to.tool_call_id.is_none());
                 if detach && self.steers_agent_terminal(terminal, client_id) {
@@ -548,7 +618,7 @@ impl Feature for Terminals {
         let held: Vec<String> = self
             .map
             .iter()
-            .filter(|(_, t)| matches!(&t.state.claim, TerminalClaim::Session(c) if c.session == session))
+            .filter(|(_, t)| held_by(&t.state.claim, session))
             .map(|(uri, _)| uri.clone())
             .collect();
         for uri in &held {

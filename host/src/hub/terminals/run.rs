@@ -200,12 +200,11 @@ impl Hub {
             n += 1;
         }
         let uri = format!("ahp-terminal:/run-{n}");
-        let claim = TerminalClaim::Session(TerminalSessionClaim {
-            session: req.session.clone(),
-            turn_id: Some(req.turn_id.clone()),
-            tool_call_id: Some(req.tool_call_id.clone()),
-            extra: Default::default(),
-        });
+        let claim = self.session_claim(
+            &req.session,
+            Some(req.turn_id.clone()),
+            Some(req.tool_call_id.clone()),
+        );
         let title: String = format!("run: {}", req.command).chars().take(80).collect();
         let new = NewTerminal {
             uri: uri.clone(),
@@ -249,7 +248,7 @@ impl Hub {
             return;
         };
         let still = matches!(&t.state.claim, TerminalClaim::Session(c)
-            if c.session == run.session
+            if super::claim_key(c) == run.session
                 && c.tool_call_id.as_deref() == Some(run.tool_call_id.as_str()));
         if !still {
             self.end_run(channel, End::Detached, None);
@@ -291,12 +290,7 @@ impl Hub {
             })
             .unwrap_or_default();
         if end != End::Detached {
-            let claim = TerminalClaim::Session(TerminalSessionClaim {
-                session: run.session.clone(),
-                turn_id: None,
-                tool_call_id: None,
-                extra: Default::default(),
-            });
+            let claim = self.session_claim(&run.session, None, None);
             self.apply_terminal(
                 channel,
                 StateAction::TerminalClaimed(TerminalClaimedAction {
