@@ -211,7 +211,7 @@ impl Core {
         // A chat's view has no summary of its own (`chat_views.rs`).
         let summary_changes = session
             .summary_changes(changed)
-            .filter(|_| !super::chat_views::is_chat_view(&uri));
+            .filter(|_| !super::v1_mirror::is_chat_view(&uri));
         self.replay.push(self.seq, uri.clone(), frame, plain);
         self.v1_session_applied(&uri, &action, origin.as_ref(), now);
         if let Some(changes) = summary_changes {

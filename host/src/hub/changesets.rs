@@ -393,7 +393,7 @@ impl Hub {
         };
         self.changesets.map.get_mut(channel).expect("found").summary = Some(summary);
         // A chat's view is no session of the root's (`chat_views.rs`).
-        if super::chat_views::is_chat_view(&params.session) {
+        if super::v1_mirror::is_chat_view(&params.session) {
             return;
         }
         self.core

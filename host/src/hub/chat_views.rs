@@ -17,7 +17,7 @@ use super::base::Core;
 use super::commands::{invalid, session_not_found};
 use super::sessions::Session;
 use super::turns::new_turn_id;
-use super::v1_mirror::{envelope_frame, CHAT_PREFIX};
+use super::v1_mirror::{envelope_frame, is_chat_view, CHAT_PREFIX};
 use super::v1_root::summary_status;
 use super::{fanout, ConnId, Hub};
 use crate::compat::{self, Source, View};
@@ -32,11 +32,6 @@ use std::collections::HashMap;
 
 /// Longest chat URI accepted.
 const MAX_CHAT_URI: usize = 256;
-
-/// Whether session key `uri` is a non-default chat's view.
-pub(super) fn is_chat_view(uri: &str) -> bool {
-    uri.starts_with(CHAT_PREFIX)
-}
 
 /// Gives each chat view loaded from the database its session (the one whose 1.0 `chats`
 /// names it); the views no session names (none should be: both are written in one

@@ -1,9 +1,9 @@
 //! Request handlers: handshake, subscriptions and the session commands.
 
-use super::chat_views::is_chat_view;
 use super::features::snapshot_json;
 use super::identity::Claim;
 use super::sessions::Session;
+use super::v1_mirror::is_chat_view;
 use super::v1_mirror::V1;
 use super::{ConnId, Hub, Request};
 use crate::bus::requests::{for_each_host_command, Handshake};

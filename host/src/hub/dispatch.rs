@@ -219,7 +219,7 @@ impl Hub {
             return self.on_terminal_dispatch(conn, &channel, action, origin);
         }
         // A chat's view is not a 0.3.0 channel (`chat_views.rs`).
-        if super::chat_views::is_chat_view(&channel) && !self.core.is_v1(conn) {
+        if super::v1_mirror::is_chat_view(&channel) && !self.core.is_v1(conn) {
             return;
         }
         // Actions for a channel that does not exist are ignored silently (session-channel.md).

@@ -151,7 +151,7 @@ impl Hub {
                     loaded
                         .sessions
                         .iter()
-                        .filter(|s| !chat_views::is_chat_view(&s.state.summary.resource))
+                        .filter(|s| !v1_mirror::is_chat_view(&s.state.summary.resource))
                         .count() as f64,
                 ),
                 terminals: None,

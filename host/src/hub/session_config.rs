@@ -195,7 +195,7 @@ impl Hub {
             .sessions
             .get(&p.channel)
             // A chat's view is a 1.0 chat, never a 0.3.0 session (`chat_views.rs`).
-            .filter(|_| !super::chat_views::is_chat_view(&p.channel) || self.core.is_v1(conn))
+            .filter(|_| !super::v1_mirror::is_chat_view(&p.channel) || self.core.is_v1(conn))
             .ok_or_else(|| session_not_found(&p.channel))?;
         let cursor = byte_offset(&p.text, p.offset).ok_or_else(|| {
             invalid(

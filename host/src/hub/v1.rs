@@ -26,13 +26,14 @@ use super::annotations::Annotations;
 use super::automations;
 use super::base::Core;
 use super::canvases;
-use super::chat_views::{is_chat_view, split_parent};
+use super::chat_views::split_parent;
 use super::commands::{
     insert_subscription, invalid, session_not_found, InitializeOut, ReconnectSnapshotOut,
 };
 use super::features::snapshot_json;
 use super::identity::Claim;
 use super::v1_channels::limit_reached;
+use super::v1_mirror::is_chat_view;
 use super::v1_mirror::{envelope_frame, session_of_chat, PendingV1, CHAT_PREFIX};
 use super::v1_root::{root_state, summary, with_mirror};
 use super::{fanout, ConnId, Hub};

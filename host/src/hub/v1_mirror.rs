@@ -18,6 +18,12 @@ pub(super) const V1: &str = v1::PROTOCOL_VERSION;
 
 pub(super) const CHAT_PREFIX: &str = "ahp-chat:/";
 
+/// Whether session key `uri` is a non-default chat's view (`chat_views.rs`): the core and the
+/// features tell them from sessions without depending on that module.
+pub(super) fn is_chat_view(uri: &str) -> bool {
+    uri.starts_with(CHAT_PREFIX)
+}
+
 /// The URI of a session's default chat.
 pub(super) fn default_chat_uri(session: &str) -> String {
     compat::default_chat_uri(session)

@@ -247,7 +247,7 @@ impl Hub {
             }
             TerminalClaim::Session(s) => {
                 // A chat's view is not a session (`chat_views.rs`): its claims name its chat.
-                let view = super::chat_views::is_chat_view(&s.session);
+                let view = super::v1_mirror::is_chat_view(&s.session);
                 if view || !self.core.sessions.contains_key(&s.session) {
                     return Err("a session claim must name an existing session".into());
                 }
