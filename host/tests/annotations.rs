@@ -331,10 +331,14 @@ async fn listed(a: &mut V1) -> Value {
         .expect("S is listed")
 }
 
-/// The `annotations` of the last `root/sessionSummaryChanged` about `S` received (after a
-/// ping, so every notification sent before it is in).
+/// The `annotations` of the last `root/sessionSummaryChanged` about `S` received (after the
+/// answer to a request the hub answers, so every notification it sent before is in; `ping` is
+/// answered by the connection itself and may overtake them).
 async fn last_notified(a: &mut V1) -> Value {
-    a.alive().await;
+    let barrier = a
+        .request("listSessions", json!({"channel": ROOT_CHANNEL}))
+        .await;
+    assert!(barrier.get("error").is_none(), "{barrier}");
     let note = a
         .notes
         .iter()

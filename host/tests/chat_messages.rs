@@ -4,8 +4,8 @@
 //! queue and starts its turn, in the order the client last set. In the default chat and in a
 //! second chat alike; the client's mirror (the SDK's 1.0 chat reducer over the envelopes it
 //! received) equals a fresh snapshot; bad input is refused to the dispatcher and changes nothing.
-//! And a second chat's read and archived flags: kept in the chat's entry of its session, across
-//! a restart.
+//! And a second chat's read and archived flags, and the title the agent gives it: kept in the
+//! chat's entry of its session, across a restart.
 
 mod common;
 mod v1_raw;
@@ -160,4 +160,60 @@ async fn a_second_chats_read_and_archived_flags_are_kept_across_a_restart() {
     let session = v.subscribe(S).await;
     assert_eq!(entry_status(&session) & (32 | 64), 32 | 64, "{session}");
     assert_eq!(v.subscribe(chat).await["state"], chat_state);
+}
+
+#[tokio::test]
+async fn the_agents_title_in_a_second_chat_names_that_chat_not_the_session() {
+    let t = start_host().await;
+    let mut v = V1::connect(&t.host, "title-client").await;
+    v.create_session(S).await;
+    let chat = "ahp-chat:/queue/titled";
+    let made = v
+        .request("createChat", json!({"channel": S, "chat": chat}))
+        .await;
+    assert!(made.get("error").is_none(), "{made}");
+    let before = v.subscribe(S).await;
+    v.turn_in(chat, "t1", "/title Release notes").await;
+    // (The rename came while the turn ran: it is in the log.)
+    let renamed = v.log.iter().any(|e| {
+        e["channel"] == S
+            && e["action"]["type"] == "session/chatUpdated"
+            && e["action"]["chat"] == chat
+            && e["action"]["changes"]["title"] == "Release notes"
+    });
+    assert!(
+        renamed,
+        "the session's subscribers heard the chat's new title"
+    );
+    let titles = |session: &Value| -> Vec<(String, String)> {
+        let chats = session["state"]["chats"].as_array().expect("chats").clone();
+        chats
+            .iter()
+            .map(|c| {
+                (
+                    c["resource"].as_str().unwrap().to_owned(),
+                    c["title"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let session = v.subscribe(S).await;
+    let named: Vec<_> = titles(&session)
+        .into_iter()
+        .filter(|(r, _)| r == chat)
+        .collect();
+    assert_eq!(named, [(chat.to_owned(), "Release notes".to_owned())]);
+    // The session and its default chat keep their titles.
+    assert_eq!(session["state"]["title"], before["state"]["title"]);
+    let default = "ahp-chat:/queue/default";
+    let title_of = |s: &Value, c: &str| titles(s).into_iter().find(|(r, _)| r == c).map(|(_, t)| t);
+    assert_eq!(title_of(&session, default), title_of(&before, default));
+    v.c.close().await;
+
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = restart(data.path(), work.path()).await;
+    let mut v = V1::connect(&host, "title-client-2").await;
+    let after = v.subscribe(S).await;
+    assert_eq!(title_of(&after, chat).as_deref(), Some("Release notes"));
 }

@@ -60,6 +60,12 @@ pub enum HubMsg {
         /// Which wait.
         timer: u64,
     },
+    /// The hub's idle timer for a database checkpoint is over (`hub/mod.rs`).
+    CheckpointIdle {
+        /// How many messages the hub had handled when it was armed: the hub was idle if it
+        /// has handled none since.
+        handled: u64,
+    },
     /// The automations' scheduler woke up (`hub/automations/runs.rs`).
     AutomationDue {
         /// Which wake-up (only the latest counts).

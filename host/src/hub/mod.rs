@@ -128,6 +128,10 @@ pub struct Hub {
     annotations: annotations::Annotations,
     /// AHP 1.0 canvases the agent opened.
     canvases: canvases::Canvases,
+    /// Messages handled (an idle checkpoint timer checks none came since it was armed).
+    handled: u64,
+    /// Whether an idle checkpoint timer is on its way.
+    checkpoint_armed: bool,
 }
 
 impl Hub {
@@ -202,6 +206,8 @@ impl Hub {
                 &mut loaded.annotations,
             )),
             canvases: canvases::Canvases::default(),
+            handled: 0,
+            checkpoint_armed: false,
             core,
             terminals: terminals::Terminals::default(),
             changesets: changesets::Changesets::default(),
@@ -251,7 +257,7 @@ impl Hub {
 
     /// Runs the hub until `Shutdown` or until every sender is gone.
     pub fn run(mut self, mut rx: mpsc::Receiver<HubMsg>) {
-        while let Some(msg) = self.next_message(&mut rx) {
+        while let Some(msg) = rx.blocking_recv() {
             self.handle(msg);
             for _ in 1..MAX_BATCH {
                 match rx.try_recv() {
@@ -263,6 +269,7 @@ impl Hub {
             if self.core.stopping {
                 break;
             }
+            self.schedule_checkpoint();
         }
         for (_, session) in self.core.sessions.iter_mut() {
             session.stop_agent();
@@ -273,24 +280,32 @@ impl Hub {
         }
     }
 
-    /// The next message (`None` once every sender is gone). A checkpoint of the database runs
-    /// when no message came for [`CHECKPOINT_IDLE`], or at once when the log is long: it syncs
-    /// the disk, which would otherwise stall whichever batch's commit crossed SQLite's own
-    /// threshold (a streamed chunk's, say).
-    fn next_message(&mut self, rx: &mut mpsc::Receiver<HubMsg>) -> Option<HubMsg> {
-        loop {
-            match self.core.store.checkpoint_due() {
-                Checkpoint::No => return rx.blocking_recv(),
-                Checkpoint::Now => self.checkpoint(),
-                Checkpoint::WhenIdle => {
-                    // (The timer is made inside `block_on`, which enters the runtime.)
-                    let next = async { tokio::time::timeout(CHECKPOINT_IDLE, rx.recv()).await };
-                    match self.core.rt.block_on(next) {
-                        Ok(msg) => return msg,
-                        Err(_) => self.checkpoint(),
-                    }
-                }
+    /// A checkpoint of the database runs when the hub has had no message for
+    /// [`CHECKPOINT_IDLE`] (an idle timer, re-armed while messages come), or at once when the
+    /// log is long: it syncs the disk, which would otherwise stall whichever batch's commit
+    /// crossed SQLite's own threshold (a streamed chunk's, say).
+    fn schedule_checkpoint(&mut self) {
+        match self.core.store.checkpoint_due() {
+            Checkpoint::No => {}
+            Checkpoint::Now => self.checkpoint(),
+            Checkpoint::WhenIdle if !self.checkpoint_armed => {
+                self.checkpoint_armed = true;
+                let (handled, hub) = (self.handled, self.core.tx.clone());
+                self.core.rt.spawn(async move {
+                    tokio::time::sleep(CHECKPOINT_IDLE).await;
+                    let _ = hub.send(HubMsg::CheckpointIdle { handled }).await;
+                });
             }
+            Checkpoint::WhenIdle => {}
+        }
+    }
+
+    /// The idle timer is over: checkpoint if no other message came since it was armed (else
+    /// the loop arms it again).
+    fn on_checkpoint_idle(&mut self, handled: u64) {
+        self.checkpoint_armed = false;
+        if handled == self.handled {
+            self.checkpoint();
         }
     }
 
@@ -302,6 +317,10 @@ impl Hub {
     }
 
     fn handle(&mut self, msg: HubMsg) {
+        if let HubMsg::CheckpointIdle { handled } = msg {
+            return self.on_checkpoint_idle(handled);
+        }
+        self.handled += 1;
         match msg {
             HubMsg::Connect { conn, handle } => {
                 self.core.conns.insert(
@@ -320,6 +339,7 @@ impl Hub {
             HubMsg::Pong { conn } => self.on_pong(conn),
             HubMsg::ClaimWaitOver { claimant, timer } => self.on_claim_wait_over(claimant, timer),
             HubMsg::AutomationDue { timer } => self.on_automation_due(timer),
+            HubMsg::CheckpointIdle { .. } => {}
             HubMsg::Request { conn, id, request } => {
                 if self.core.conns.contains_key(&conn) {
                     self.on_request(conn, id, *request);

@@ -91,6 +91,10 @@ impl Core {
         let parent = mirror.parent.clone();
         let to_parent = split_parent(parent.as_deref(), &mut applied);
         if applied.is_empty() {
+            // (A chat's view may have something for its session alone: its new title.)
+            if let Some(parent) = parent {
+                self.v1_to_parent(&parent, to_parent);
+            }
             return;
         }
         // The translated action is the 0.3.0 envelope in 1.0's words: the same number. An

@@ -258,8 +258,15 @@ impl Mirror {
             return out;
         };
         match target {
-            // A chat's view has no session of its own to show.
-            Target::Session if self.parent.is_some() => {}
+            // A chat's view has no session of its own to show; the title the agent gives it
+            // is the chat's, in its entry of the session's `chats` (no chat action has one).
+            Target::Session if self.parent.is_some() => {
+                if let v1::StateAction::SessionTitleChanged(a) = &typed {
+                    let action = serde_json::json!({"type": "session/chatUpdated",
+                        "chat": self.chat_uri, "changes": {"title": a.title}});
+                    out.push((self.session_channel(uri), action));
+                }
+            }
             Target::Session => {
                 if session_reducer(&mut self.session, &typed).is_applied() {
                     out.push((uri.to_owned(), new));
