@@ -366,11 +366,7 @@ impl Hub {
                     text,
                 } => {
                     // A chat's view annotates in the channel of the session it belongs to.
-                    let parent = self.core.sessions[&session]
-                        .v1
-                        .as_ref()
-                        .and_then(|m| m.parent.clone());
-                    let (owner, chat) = match parent {
+                    let (owner, chat) = match self.core.chat_parent(&session).map(str::to_owned) {
                         Some(parent) => (parent, session.clone()),
                         None => (session.clone(), default_chat_uri(&session)),
                     };

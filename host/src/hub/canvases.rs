@@ -17,7 +17,7 @@
 
 use super::base::Core;
 use super::features::{snapshot_json, Feature};
-use super::v1_mirror::{default_chat_uri, envelope_frame, CHAT_PREFIX};
+use super::v1_mirror::{default_chat_uri, envelope_frame, is_chat_view};
 use super::{fanout, ConnId, Hub};
 use crate::canvas_pages::CanvasPages;
 use ahp_wasm::protocol as v03;
@@ -101,7 +101,7 @@ pub(super) struct Canvases {
 /// The chat that session key `key` runs the agent in: a session's default chat, or the chat
 /// whose view `key` is.
 pub(super) fn chat_of(key: &str) -> String {
-    match key.starts_with(CHAT_PREFIX) {
+    match is_chat_view(key) {
         true => key.to_owned(),
         false => default_chat_uri(key),
     }

@@ -39,12 +39,26 @@ impl Core {
         true
     }
 
-    /// Stores the 1.0 actions `applied` to session key `key`'s mirror (each its own
-    /// `serverSeq`) and sends them to the subscribers of their channels; the first carries
-    /// `origin` (the dispatcher's echo). Actions for a chat's session go to that session.
+    /// Stores the 1.0 actions `applied` to session key `key`'s mirror, each its own new
+    /// `serverSeq`, and sends them (see [`Core::v1_publish_at`]).
     fn v1_publish(
         &mut self,
         key: &str,
+        applied: Vec<(String, Value)>,
+        origin: Option<&v03::ActionOrigin>,
+    ) {
+        let first = self.seq + 1;
+        self.v1_publish_at(key, first, applied, origin);
+    }
+
+    /// Stores the 1.0 actions `applied` to session key `key`'s mirror, numbered from `first`
+    /// on (`serverSeq` moves up to the last), and sends them to the 1.0 subscribers of their
+    /// channels; the first carries `origin` (the dispatcher's echo). Actions for a chat's
+    /// session go to that session ([`Core::v1_to_parent`]).
+    pub(super) fn v1_publish_at(
+        &mut self,
+        key: &str,
+        first: u64,
         mut applied: Vec<(String, Value)>,
         origin: Option<&v03::ActionOrigin>,
     ) {
@@ -56,19 +70,22 @@ impl Core {
         };
         let parent = mirror.parent.clone();
         let to_parent = split_parent(parent.as_deref(), &mut applied);
-        let first = self.seq + 1;
-        self.seq += applied.len() as u64;
-        mirror.record(&session.uri, first, &applied, &mut self.ops);
+        if !applied.is_empty() {
+            self.seq = first + applied.len() as u64 - 1;
+            mirror.record(&session.uri, first, &applied, &mut self.ops);
+        }
         for (i, (to, action)) in applied.iter().enumerate() {
-            let seq = first + i as u64;
             let subs = if *to == mirror.chat_uri {
                 &mirror.chat_subs
             } else {
                 &mirror.session_subs
             };
+            if subs.is_empty() {
+                continue;
+            }
             // A `session/chatUpdated` after the first is the host's.
             let origin = origin.filter(|_| i == 0);
-            let frame = envelope_frame(to, action, seq, origin, None);
+            let frame = envelope_frame(to, action, first + i as u64, origin, None);
             fanout(&mut self.outbox, subs, &frame);
         }
         if let Some(parent) = parent {

@@ -26,7 +26,6 @@ use super::annotations::Annotations;
 use super::automations;
 use super::base::Core;
 use super::canvases;
-use super::chat_views::split_parent;
 use super::commands::{
     insert_subscription, invalid, session_not_found, InitializeOut, ReconnectSnapshotOut,
 };
@@ -36,7 +35,7 @@ use super::v1_channels::limit_reached;
 use super::v1_mirror::is_chat_view;
 use super::v1_mirror::{envelope_frame, session_of_chat, PendingV1, CHAT_PREFIX};
 use super::v1_root::{root_state, summary, with_mirror};
-use super::{fanout, ConnId, Hub};
+use super::{ConnId, Hub};
 use crate::bus::requests_v1::{for_each_host_command_v1, Optional, Shared};
 use crate::bus::RequestV1;
 use crate::compat::{self, SessionChange, Source, View};
@@ -80,46 +79,16 @@ impl Core {
         origin: Option<&v03::ActionOrigin>,
         now: f64,
     ) {
-        let first = self.seq;
-        let Some(session) = self.sessions.get_mut(uri) else {
+        let Some(mirror) = self.sessions.get_mut(uri).and_then(|s| s.v1.as_mut()) else {
             return;
         };
-        let Some(mirror) = session.v1.as_mut() else {
-            return;
-        };
-        let mut applied = mirror.follow(uri, action, now);
-        let parent = mirror.parent.clone();
-        let to_parent = split_parent(parent.as_deref(), &mut applied);
-        if applied.is_empty() {
-            // (A chat's view may have something for its session alone: its new title.)
-            if let Some(parent) = parent {
-                self.v1_to_parent(&parent, to_parent);
-            }
-            return;
-        }
+        let applied = mirror.follow(uri, action, now);
         // The translated action is the 0.3.0 envelope in 1.0's words: the same number. An
         // action that follows it is another envelope: a number of its own (the store keeps
-        // the head, so a restart never hands it out again).
-        self.seq += applied.len() as u64 - 1;
-        mirror.record(&session.uri, first, &applied, &mut self.ops);
-        for (i, (channel, json)) in applied.into_iter().enumerate() {
-            let seq = first + i as u64;
-            let subs = if channel == mirror.chat_uri {
-                &mirror.chat_subs
-            } else {
-                &mirror.session_subs
-            };
-            if !subs.is_empty() {
-                // The first is the translated action (the dispatcher's echo); a
-                // `session/chatUpdated` that follows it is the host's.
-                let origin = origin.filter(|_| i == 0);
-                let frame = envelope_frame(&channel, &json, seq, origin, None);
-                fanout(&mut self.outbox, subs, &frame);
-            }
-        }
-        if let Some(parent) = parent {
-            self.v1_to_parent(&parent, to_parent);
-        }
+        // the head, so a restart never hands it out again). A chat's view may have something
+        // for its session alone (its new title).
+        let first = self.seq;
+        self.v1_publish_at(uri, first, applied, origin);
     }
 
     /// Sends a rejection of the 1.0 dispatch in progress to its dispatcher (see [`PendingV1`]);
