@@ -29,6 +29,9 @@ for p in "${parts[@]}"; do
 done
 wants() { case " ${parts[*]} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
+# A one-off run (CI, a fresh clone) gains nothing from incremental caches, which take gigabytes.
+if [ -n "${CI:-}" ]; then export CARGO_INCREMENTAL=0; fi
+
 timings=()
 report() {
   local status=$?
