@@ -317,10 +317,10 @@ impl Hub {
     }
 
     fn handle(&mut self, msg: HubMsg) {
-        if let HubMsg::CheckpointIdle { handled } = msg {
-            return self.on_checkpoint_idle(handled);
+        // The idle timer's own message is not activity (else it would keep re-arming itself).
+        if !matches!(msg, HubMsg::CheckpointIdle { .. }) {
+            self.handled += 1;
         }
-        self.handled += 1;
         match msg {
             HubMsg::Connect { conn, handle } => {
                 self.core.conns.insert(
@@ -339,7 +339,7 @@ impl Hub {
             HubMsg::Pong { conn } => self.on_pong(conn),
             HubMsg::ClaimWaitOver { claimant, timer } => self.on_claim_wait_over(claimant, timer),
             HubMsg::AutomationDue { timer } => self.on_automation_due(timer),
-            HubMsg::CheckpointIdle { .. } => {}
+            HubMsg::CheckpointIdle { handled } => self.on_checkpoint_idle(handled),
             HubMsg::Request { conn, id, request } => {
                 if self.core.conns.contains_key(&conn) {
                     self.on_request(conn, id, *request);
