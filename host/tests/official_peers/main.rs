@@ -15,6 +15,7 @@ mod v1_support;
 
 mod guarded;
 mod methods;
+mod replay;
 mod sequence;
 mod strict;
 
