@@ -249,14 +249,10 @@ impl Core {
     }
 
     /// Keeps a 1.0 envelope sent to a channel's 1.0 subscribers at the current `serverSeq` for
-    /// a 1.0 client's `reconnect`.
+    /// a 1.0 client's `reconnect` (`chats.rs` pushes its own, numbered like the 0.3.0 envelope
+    /// they come from).
     pub(super) fn keep_v1(&mut self, channel: Arc<str>, frame: Arc<str>) {
-        self.keep_v1_at(self.seq, channel, frame);
-    }
-
-    /// [`Core::keep_v1`] at `seq` (a 1.0 envelope numbered like the 0.3.0 one it comes from).
-    pub(super) fn keep_v1_at(&mut self, seq: u64, channel: Arc<str>, frame: Arc<str>) {
-        self.replay_v1.push(seq, channel, frame, None);
+        self.replay_v1.push(self.seq, channel, frame, None);
     }
 
     /// The 1.0 envelope of `action` on a feature's channel (`compat::channel_action_v1`) at the

@@ -87,6 +87,7 @@ impl Core {
             let seq = first + i as u64;
             let frame = envelope_frame(to, action, seq, origin, None);
             fanout(&mut self.outbox, subs, &frame);
+            // (The ring itself: the mirror is still borrowed.)
             self.replay_v1
                 .push(seq, Arc::from(to.as_str()), frame, None);
         }

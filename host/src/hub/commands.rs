@@ -9,7 +9,6 @@ use super::{ConnId, Hub, Request};
 use crate::bus::requests::{for_each_host_command, Handshake};
 use crate::bus::{Authenticate, SessionFilter};
 use crate::params::{whole_number, MAX_EXACT};
-use crate::replay::ReplayRing;
 use crate::resources::file_uri;
 use crate::store::Op;
 use ahp_wasm::protocol::jsonrpc::{methods, EmptyResult, ErrorObject, RequestId, ROOT_CHANNEL};
@@ -24,7 +23,6 @@ use ahp_wasm::protocol::{
 use ahp_wasm::reduce::{Clock, SystemClock};
 use serde::Serialize;
 use std::collections::HashSet;
-use std::fmt::Write;
 use std::sync::Arc;
 
 /// The `SessionStatus.Idle` bit.
@@ -464,7 +462,7 @@ impl Hub {
             .covers(p.last_seen_server_seq, self.core.seq)
             .then(|| {
                 let ring = &self.core.replay;
-                replay_response(ring, id, p.last_seen_server_seq, &resumed, &missing, apps)
+                ring.response(id, p.last_seen_server_seq, &resumed, &missing, apps)
             })
             .filter(|text| text.len() <= self.core.limits.max_response_bytes);
         let snapshots = match replay {
@@ -779,36 +777,4 @@ pub(super) fn insert_subscription(
     }
     subs.insert(channel.to_owned());
     Ok(true)
-}
-
-/// The `reconnect` response frame replaying every envelope after `last_seen` on `resumed`.
-pub(super) fn replay_response(
-    ring: &ReplayRing,
-    id: &RequestId,
-    last_seen: u64,
-    resumed: &[String],
-    missing: &[String],
-    apps: bool,
-) -> String {
-    let resumed: HashSet<&str> = resumed.iter().map(String::as_str).collect();
-    let mut text = String::with_capacity(256);
-    let _ = write!(
-        text,
-        r#"{{"jsonrpc":"2.0","id":{},"result":{{"type":"replay","actions":["#,
-        serde_json::to_string(id).unwrap_or_else(|_| "null".into())
-    );
-    let mut first = true;
-    for entry in ring.since(last_seen) {
-        if resumed.contains(&*entry.channel) {
-            if !first {
-                text.push(',');
-            }
-            first = false;
-            text.push_str(crate::replay::envelope_of(entry.frame_for(apps)));
-        }
-    }
-    text.push_str(r#"],"missing":"#);
-    text.push_str(&serde_json::to_string(missing).unwrap_or_else(|_| "[]".into()));
-    text.push_str("}}");
-    text
 }

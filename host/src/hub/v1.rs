@@ -32,8 +32,7 @@ use super::automations;
 use super::base::Core;
 use super::canvases;
 use super::commands::{
-    insert_subscription, invalid, replay_response, session_not_found, InitializeOut,
-    ReconnectSnapshotOut,
+    insert_subscription, invalid, session_not_found, InitializeOut, ReconnectSnapshotOut,
 };
 use super::features::snapshot_json;
 use super::identity::Claim;
@@ -358,7 +357,7 @@ impl Hub {
                     .cloned()
                     .partition(|c| self.snapshot_v1(c).is_some());
                 let ring = &self.core.replay_v1;
-                let text = replay_response(ring, id, last_seen, &resumed, &missing, true);
+                let text = ring.response(id, last_seen, &resumed, &missing, true);
                 (resumed, text)
             })
             .filter(|(_, text)| text.len() <= self.core.limits.max_response_bytes);
