@@ -3,7 +3,9 @@
 //! Each entry keeps the exact frame that was sent (one shared allocation), so a replay copies
 //! envelope text instead of serializing again. The ring is bounded by entry count and bytes.
 
-use std::collections::VecDeque;
+use ahp_wasm::protocol::jsonrpc::RequestId;
+use std::collections::{HashSet, VecDeque};
+use std::fmt::Write;
 use std::sync::Arc;
 
 /// The fixed start of every `action` notification frame this host sends; the envelope follows
@@ -109,6 +111,39 @@ impl ReplayRing {
     pub fn since(&self, last_seen: u64) -> impl Iterator<Item = &Entry> {
         let start = self.entries.partition_point(|e| e.seq <= last_seen);
         self.entries.range(start..)
+    }
+
+    /// The `reconnect` response frame (a JSON-RPC result) replaying every envelope after
+    /// `last_seen` on `resumed`, copied as sent, and naming `missing`.
+    pub fn response(
+        &self,
+        id: &RequestId,
+        last_seen: u64,
+        resumed: &[String],
+        missing: &[String],
+        apps: bool,
+    ) -> String {
+        let resumed: HashSet<&str> = resumed.iter().map(String::as_str).collect();
+        let mut text = String::with_capacity(256);
+        let _ = write!(
+            text,
+            r#"{{"jsonrpc":"2.0","id":{},"result":{{"type":"replay","actions":["#,
+            serde_json::to_string(id).unwrap_or_else(|_| "null".into())
+        );
+        let mut first = true;
+        for entry in self.since(last_seen) {
+            if resumed.contains(&*entry.channel) {
+                if !first {
+                    text.push(',');
+                }
+                first = false;
+                text.push_str(envelope_of(entry.frame_for(apps)));
+            }
+        }
+        text.push_str(r#"],"missing":"#);
+        text.push_str(&serde_json::to_string(missing).unwrap_or_else(|_| "[]".into()));
+        text.push_str("}}");
+        text
     }
 
     /// Number of envelopes held.

@@ -185,8 +185,10 @@ impl Annotations {
             json: json_now,
         });
         core.seq += 1;
-        let frame = envelope_frame(&channel_of(session), json, core.seq, origin, None);
+        let channel = channel_of(session);
+        let frame = envelope_frame(&channel, json, core.seq, origin, None);
         fanout(&mut core.outbox, &c.subs, &frame);
+        core.keep_v1(channel.into(), frame);
         let summary = summary_of(session, &c.state.annotations);
         if let Ok(summary) = serde_json::to_value(summary) {
             core.v1_notify_summary(session, serde_json::json!({ "annotations": summary }));

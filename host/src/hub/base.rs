@@ -40,6 +40,12 @@ pub(super) struct Core {
     pub(super) sessions: HashMap<String, super::sessions::Session>,
     pub(super) conns: HashMap<ConnId, Conn>,
     pub(super) replay: ReplayRing,
+    /// The AHP 1.0 envelopes sent to 1.0 subscribers (rejections, sent to their dispatcher
+    /// alone, are not kept), for a 1.0 client's `reconnect` (`v1.rs`). Its floor starts above
+    /// the last `serverSeq` of the previous run: the state a restart loads may differ from what
+    /// its envelopes said (turns interrupted, 1.0 state lifted), so a client that saw anything
+    /// from before the restart gets snapshots.
+    pub(super) replay_v1: ReplayRing,
     pub(super) store: Store,
     pub(super) ops: Vec<Op>,
     pub(super) outbox: Vec<(ConnId, Arc<str>)>,
@@ -231,14 +237,54 @@ impl Core {
     ) -> StateAction {
         self.seq += 1;
         let (frame, action) = self.envelope_frame(channel, action, origin.clone(), None);
-        self.fanout_channel(channel, &action, origin.as_ref(), &frame, subscribers);
-        self.replay.push(self.seq, Arc::from(channel), frame, None);
+        // Made whether or not a 1.0 client subscribes now: one that reconnects is replayed it.
+        let v1 = self.channel_frame_v1(channel, &action, origin.as_ref());
+        self.send_channel(&frame, v1.as_ref(), subscribers);
+        let channel: Arc<str> = Arc::from(channel);
+        if let Some(v1) = v1 {
+            self.keep_v1(channel.clone(), v1);
+        }
+        self.replay.push(self.seq, channel, frame, None);
         action
     }
 
-    /// Sends the envelope `frame` of `action` on a feature's channel (terminal, changeset,
-    /// resource watch) to its subscribers: AHP 1.0 connections get its 1.0 form
-    /// (`compat::channel_action_v1`), made once.
+    /// Keeps a 1.0 envelope sent to a channel's 1.0 subscribers at the current `serverSeq` for
+    /// a 1.0 client's `reconnect` (`chats.rs` pushes its own, numbered like the 0.3.0 envelope
+    /// they come from).
+    pub(super) fn keep_v1(&mut self, channel: Arc<str>, frame: Arc<str>) {
+        self.replay_v1.push(self.seq, channel, frame, None);
+    }
+
+    /// The 1.0 envelope of `action` on a feature's channel (`compat::channel_action_v1`) at the
+    /// current `serverSeq`.
+    fn channel_frame_v1(
+        &self,
+        channel: &str,
+        action: &StateAction,
+        origin: Option<&ActionOrigin>,
+    ) -> Option<Arc<str>> {
+        let mut json = serde_json::to_value(action).ok()?;
+        crate::compat::channel_action_v1(&mut json);
+        Some(super::v1_mirror::envelope_frame(
+            channel, &json, self.seq, origin, None,
+        ))
+    }
+
+    /// Sends `frame` to the 0.3.0 connections among `subscribers` and `v1` to the 1.0 ones.
+    fn send_channel(&mut self, frame: &Arc<str>, v1: Option<&Arc<str>>, subscribers: &[ConnId]) {
+        for &conn in subscribers {
+            if !self.is_v1(conn) {
+                self.outbox.push((conn, frame.clone()));
+            } else if let Some(v1) = v1 {
+                self.outbox.push((conn, v1.clone()));
+            }
+        }
+    }
+
+    /// Sends the envelope `frame` of `action` on a resource watch's channel to its subscribers:
+    /// AHP 1.0 connections get its 1.0 form (`compat::channel_action_v1`), made once. Not kept
+    /// for replay: a watch ends with its last subscriber, so a reconnecting client finds it
+    /// missing.
     pub(super) fn fanout_channel(
         &mut self,
         channel: &str,
@@ -247,24 +293,12 @@ impl Core {
         frame: &Arc<str>,
         subscribers: &[ConnId],
     ) {
-        let mut v1_frame: Option<Option<Arc<str>>> = None;
-        for &conn in subscribers {
-            if !self.is_v1(conn) {
-                self.outbox.push((conn, frame.clone()));
-                continue;
-            }
-            let seq = self.seq;
-            let v1 = v1_frame.get_or_insert_with(|| {
-                let mut json = serde_json::to_value(action).ok()?;
-                crate::compat::channel_action_v1(&mut json);
-                Some(super::v1_mirror::envelope_frame(
-                    channel, &json, seq, origin, None,
-                ))
-            });
-            if let Some(v1) = v1 {
-                self.outbox.push((conn, v1.clone()));
-            }
-        }
+        let v1 = subscribers
+            .iter()
+            .any(|&c| self.is_v1(c))
+            .then(|| self.channel_frame_v1(channel, action, origin))
+            .flatten();
+        self.send_channel(frame, v1.as_ref(), subscribers);
     }
 
     /// Applies a server-originated action (no `origin`) from a feature's hook; its reactions

@@ -230,6 +230,7 @@ impl Canvases {
         core.seq += 1;
         let frame = envelope_frame(channel, &json, core.seq, Some(origin), None);
         fanout(&mut core.outbox, &canvas.subs, &frame);
+        core.keep_v1(channel.into(), frame);
     }
 }
 

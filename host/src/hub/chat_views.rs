@@ -29,6 +29,7 @@ use ahp_wasm::reduce::v1::session_reducer;
 use ahp_wasm::reduce::{Clock, SystemClock};
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Longest chat URI accepted.
 const MAX_CHAT_URI: usize = 256;
@@ -128,6 +129,7 @@ impl Core {
                 &mut self.ops,
             );
             fanout(&mut self.outbox, &mirror.session_subs, &frame);
+            self.keep_v1(Arc::from(parent), frame);
         }
         // A chat's activity is its session's too (`summary_status`).
         if let Some(now) = status(self).filter(|&now| Some(now) != before) {

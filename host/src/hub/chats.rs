@@ -10,6 +10,7 @@ use super::{fanout, ConnId, Hub};
 use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::v1;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// The 1.0 actions without a 0.3.0 form that clients may dispatch (the spec's
 /// client-dispatchable actions, `guide/actions.md`), with where they go: the session channel
@@ -80,13 +81,15 @@ impl Core {
             } else {
                 &mirror.session_subs
             };
-            if subs.is_empty() {
-                continue;
-            }
-            // A `session/chatUpdated` after the first is the host's.
+            // A `session/chatUpdated` after the first is the host's. Made whether or not a
+            // 1.0 client subscribes now: one that reconnects is replayed it.
             let origin = origin.filter(|_| i == 0);
-            let frame = envelope_frame(to, action, first + i as u64, origin, None);
+            let seq = first + i as u64;
+            let frame = envelope_frame(to, action, seq, origin, None);
             fanout(&mut self.outbox, subs, &frame);
+            // (The ring itself: the mirror is still borrowed.)
+            self.replay_v1
+                .push(seq, Arc::from(to.as_str()), frame, None);
         }
         if let Some(parent) = parent {
             self.v1_to_parent(&parent, to_parent);

@@ -23,7 +23,6 @@ use ahp_wasm::protocol::{
 use ahp_wasm::reduce::{Clock, SystemClock};
 use serde::Serialize;
 use std::collections::HashSet;
-use std::fmt::Write;
 use std::sync::Arc;
 
 /// The `SessionStatus.Idle` bit.
@@ -448,7 +447,8 @@ impl Hub {
         }
         let channels = self.handshake_channels(p.subscriptions)?;
         if self.core.bindings.v1(&p.client_id) {
-            return self.reconnect_v1(conn, id, p.client_id, secret, channels);
+            let client = (p.client_id, secret);
+            return self.reconnect_v1(conn, id, client, channels, p.last_seen_server_seq);
         }
         let (resumed, missing): (Vec<String>, Vec<String>) =
             channels.into_iter().partition(|c| self.has_channel(c));
@@ -460,7 +460,10 @@ impl Hub {
             .core
             .replay
             .covers(p.last_seen_server_seq, self.core.seq)
-            .then(|| self.replay_response(id, p.last_seen_server_seq, &resumed, &missing, apps))
+            .then(|| {
+                let ring = &self.core.replay;
+                ring.response(id, p.last_seen_server_seq, &resumed, &missing, apps)
+            })
             .filter(|text| text.len() <= self.core.limits.max_response_bytes);
         let snapshots = match replay {
             Some(_) => Vec::new(),
@@ -482,38 +485,6 @@ impl Hub {
             }
         }
         Ok(())
-    }
-
-    /// The `reconnect` response frame replaying every envelope after `last_seen` on `resumed`.
-    fn replay_response(
-        &self,
-        id: &RequestId,
-        last_seen: u64,
-        resumed: &[String],
-        missing: &[String],
-        apps: bool,
-    ) -> String {
-        let resumed: HashSet<&str> = resumed.iter().map(String::as_str).collect();
-        let mut text = String::with_capacity(256);
-        let _ = write!(
-            text,
-            r#"{{"jsonrpc":"2.0","id":{},"result":{{"type":"replay","actions":["#,
-            serde_json::to_string(id).unwrap_or_else(|_| "null".into())
-        );
-        let mut first = true;
-        for entry in self.core.replay.since(last_seen) {
-            if resumed.contains(&*entry.channel) {
-                if !first {
-                    text.push(',');
-                }
-                first = false;
-                text.push_str(crate::replay::envelope_of(entry.frame_for(apps)));
-            }
-        }
-        text.push_str(r#"],"missing":"#);
-        text.push_str(&serde_json::to_string(missing).unwrap_or_else(|_| "[]".into()));
-        text.push_str("}}");
-        text
     }
 
     pub(super) fn create_session(

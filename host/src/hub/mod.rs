@@ -179,6 +179,12 @@ impl Hub {
                 config.limits.replay_bytes,
                 loaded.replay_seq,
             ),
+            // Above the last number of the previous run (see `Core::replay_v1`).
+            replay_v1: ReplayRing::new(
+                config.limits.replay_entries,
+                config.limits.replay_bytes,
+                loaded.last_seq + 1,
+            ),
             store,
             ops: Vec::new(),
             outbox: Vec::new(),

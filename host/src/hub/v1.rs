@@ -9,8 +9,13 @@
 //! actions clients dispatch (drafts, the session's read and archived flags) are reduced into it
 //! alone (`chats.rs`). The 1.0 envelope carries the `serverSeq` of the 0.3.0 envelope
 //! it comes from; a 0.3.0 action with no 1.0 form (or one the 1.0 reducer leaves alone) sends
-//! nothing to 1.0 clients. 1.0 envelopes are not kept for replay: a 1.0 client's `reconnect`
-//! gets fresh snapshots.
+//! nothing to 1.0 clients, so 1.0 `serverSeq`s have gaps.
+//!
+//! The 1.0 envelopes sent to 1.0 subscribers (session, chat, root, annotations, canvas,
+//! automation and feature channels) are kept as sent in a bounded ring of their own
+//! (`Core::replay_v1`, the limits of 0.3.0's), so a 1.0 client's `reconnect` is answered with a
+//! replay when every 1.0 envelope after its `lastSeenServerSeq` is still held, and with fresh
+//! snapshots otherwise (after a restart, or when it was away too long).
 //!
 //! 1.0 clients subscribe through their own lists (`Conn::v1_subs`, the mirror's and the root's
 //! 1.0 subscribers), so no feature ever sends them a 0.3.0 frame. What they dispatch on the
@@ -47,6 +52,7 @@ use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::RawJsonBuf;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// The dispatch of a 1.0 request to the handler of its row in the 1.0 command table.
 macro_rules! dispatch_requests_v1 {
@@ -324,27 +330,58 @@ impl Hub {
         Ok(())
     }
 
-    /// `reconnect` of a client whose last `initialize` chose 1.0: fresh 1.0 snapshots of the
-    /// channels that still exist (1.0 envelopes are not kept for replay); the others are left
-    /// out, which tells the client they are gone.
+    /// `reconnect` of a client whose last `initialize` chose 1.0. When every 1.0 envelope
+    /// after `last_seen` is still held (the 1.0 ring's floor is at most `last_seen`; nothing
+    /// from before a restart is), a replay: the held envelopes after it on the channels that
+    /// still exist, as they were sent (a client's own with their `origin`, which settle its
+    /// pending actions), and the others as `missing`. Otherwise, or when the replay would not
+    /// fit in a response, fresh 1.0 snapshots of the channels that still exist; the others are
+    /// left out, which tells the client they are gone.
     pub(super) fn reconnect_v1(
         &mut self,
         conn: ConnId,
         id: &RequestId,
-        client_id: String,
-        secret: Option<String>,
+        (client_id, secret): (String, Option<String>),
         channels: Vec<String>,
+        last_seen: u64,
     ) -> Result<(), ErrorObject> {
-        let (channels, snapshots) = self.handshake_snapshots_v1(channels)?;
+        let replay = self
+            .core
+            .replay_v1
+            .covers(last_seen, self.core.seq)
+            .then(|| {
+                // A channel exists when it has a 1.0 snapshot (made and dropped: the
+                // snapshots' response budget is not the replay's).
+                let (resumed, missing): (Vec<String>, Vec<String>) = channels
+                    .iter()
+                    .cloned()
+                    .partition(|c| self.snapshot_v1(c).is_some());
+                let ring = &self.core.replay_v1;
+                let text = ring.response(id, last_seen, &resumed, &missing, true);
+                (resumed, text)
+            })
+            .filter(|(_, text)| text.len() <= self.core.limits.max_response_bytes);
+        let (channels, answer) = match replay {
+            Some((resumed, text)) => (resumed, Ok(Arc::from(text))),
+            None => {
+                let (kept, snapshots) = self.handshake_snapshots_v1(channels)?;
+                (kept, Err(snapshots))
+            }
+        };
         self.claim_client_id(conn, &client_id, secret.as_deref(), Claim::Reconnect)?;
         self.mark_v1(conn);
         self.mark_initialized(conn, client_id);
         self.add_subscriptions_v1(conn, &channels);
-        let out = ReconnectSnapshotOut {
-            r#type: "snapshot",
-            snapshots,
-        };
-        self.core.respond(conn, id, &out);
+        match answer {
+            Ok(text) => self.core.outbox.push((conn, text)),
+            Err(snapshots) => {
+                let out = ReconnectSnapshotOut {
+                    r#type: "snapshot",
+                    snapshots,
+                };
+                self.core.respond(conn, id, &out);
+            }
+        }
         Ok(())
     }
 

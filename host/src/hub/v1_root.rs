@@ -158,13 +158,12 @@ impl Core {
         action: &v03::StateAction,
         origin: Option<&v03::ActionOrigin>,
     ) {
-        if self.root_subs_v1.is_empty() {
-            return;
-        }
+        // Made whether or not a 1.0 client subscribes now: one that reconnects is replayed it.
         if let Some(json) = root_action(action) {
             let frame =
                 super::v1_mirror::envelope_frame(ROOT_CHANNEL, &json, self.seq, origin, None);
             fanout(&mut self.outbox, &self.root_subs_v1, &frame);
+            self.keep_v1(self.root_uri.clone(), frame);
         }
     }
 }

@@ -4,7 +4,9 @@
 //! (`strict`). It calls every method it has, and every 1.0 command, against `ahp-host`, each
 //! succeeding (`methods`); it runs the whole sequence of a session, its default chat, a turn,
 //! a second chat with a turn, a reconnect, and its mirror (the official reducers) of root,
-//! session and both chats equals fresh snapshots (`sequence`); `authenticate` and
+//! session and both chats equals fresh snapshots (`sequence`); a `reconnect` replays exactly the
+//! 1.0 envelopes it missed, or sends snapshots beyond the ring and after a restart (`replay`);
+//! `authenticate` and
 //! `invokeChangesetOperation` need a protected agent or a working directory (`guarded`). An
 //! official 0.3.0 client (`ahp` 0.3.0) on the same session sees the default chat.
 
@@ -15,6 +17,7 @@ mod v1_support;
 
 mod guarded;
 mod methods;
+mod replay;
 mod sequence;
 mod strict;
 

@@ -251,6 +251,7 @@ impl Automations {
         if let Some(subs) = self.subscribers_mut(channel) {
             fanout(&mut core.outbox, subs, &frame);
         }
+        core.keep_v1(channel.into(), frame);
     }
 
     /// Rebuilds what the host derives in entry `uri` (runs window, next run, run count)
