@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT_DIR, WAIT, assertNoProblems, explain, hostAndBrowser, newSessionLendingTools, openPage } from './harness.mjs';
+import { waitPainted } from './paint.mjs';
 
 /** Sends `text` from the page's composer and waits until the chat has `turns` finished turns. */
 async function send(page, text, turns) {
@@ -134,7 +135,7 @@ test('annotations panel: the agent, two pages, a removal, a refusal; a canvas in
       for (const d of document.querySelectorAll('.dock > details')) d.open = d.id === 'annotations-panel';
       document.getElementById('annotations-panel').scrollIntoView({ block: 'nearest' });
     });
-    await a.screenshot({ path: join(dir, 'panel-annotations.png') });
+    await a.screenshot({ path: join(dir, 'annotations-panel.png') });
 
     // A canvas the agent opens, shown by canvases.js: title, status, a sandboxed frame on this origin.
     await send(a, '/canvas Sketch board', 2);
@@ -154,6 +155,7 @@ test('annotations panel: the agent, two pages, a removal, a refusal; a canvas in
     assert.match(new URL(src).pathname, /^\/canvas\/[^/]+\/$/);
     const inner = a.frameLocator(`[data-testid=canvas][data-uri="${canvasUri}"] iframe`);
     await inner.locator('body', { hasText: 'Sketch board' }).waitFor();
+    await waitPainted(frame); // loaded is not yet painted (paint.mjs)
     await a.locator('[data-testid=canvases-panel]').screenshot({ path: join(dir, 'annotations-canvas.png') });
     assert.deepEqual(await a.evaluate(async () => {
       const { canvasSource } = await import('/canvases.js');

@@ -19,6 +19,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT_DIR, hostBinary, isConnectionErrorToHost, launchChromium, openPage, startHost, within } from './harness.mjs';
+import { waitPainted } from './paint.mjs';
 
 /** The SDK state of the page's open session and open chat, as JSON with sorted keys (property
  * order is not state: a field the page set optimistically comes in another order than from a
@@ -387,11 +388,23 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     assert.ok(loaded, `a frame at ${canvasUrl}`);
     await loaded.locator('h1', { hasText: 'Demo' }).waitFor();
     {
+      // The canvases panel alone open (as in screenshots()), the others folded until after.
       const dir = join(ROOT_DIR, 'target', 'screenshots');
       mkdirSync(dir, { recursive: true });
       await a.setViewportSize({ width: 1280, height: 800 });
+      const wasOpen = await a.evaluate(() => [...document.querySelectorAll('.dock > details')].map((d) => {
+        const open = d.open;
+        d.open = d.id === 'canvases-panel';
+        return [d.id, open];
+      }));
       await a.locator('[data-testid=canvases-panel]').scrollIntoViewIfNeeded();
+      // Its document is loaded (above), but the frame is another process's surface: after the
+      // resize and the move, the page can be composited before that surface is painted, and
+      // the frame came out blank. Wait for its pixels.
+      const blank = await waitPainted(frame);
       await a.screenshot({ path: join(dir, 'panel-canvases.png') });
+      if (blank) console.log(`# the canvas frame was blank in ${blank} screenshot(s) before it was painted`);
+      await a.evaluate((wasOpen) => { for (const [id, open] of wasOpen) document.getElementById(id).open = open; }, wasOpen);
     }
     await a.click(`[data-testid=chat-item][data-uri="${second.chat}"]`);
     await a.waitForFunction((chat) => window.__ahp.chat?.uri === chat && window.__ahp.chat.state, second.chat);
