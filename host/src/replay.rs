@@ -97,6 +97,17 @@ impl ReplayRing {
         }
     }
 
+    /// Forgets every envelope up to `seq` and vouches for nothing at or below it: from now on a
+    /// `reconnect` is replayed only from `seq` on.
+    pub fn raise_floor(&mut self, seq: u64) {
+        while self.entries.front().is_some_and(|e| e.seq <= seq) {
+            if let Some(old) = self.entries.pop_front() {
+                self.bytes -= old.bytes();
+            }
+        }
+        self.floor = self.floor.max(seq);
+    }
+
     /// The `serverSeq` of the newest envelope held (the floor when none is).
     pub fn newest(&self) -> u64 {
         self.entries.back().map_or(self.floor, |e| e.seq)
@@ -188,5 +199,25 @@ mod tests {
         }
         assert_eq!(ring.len(), 2);
         assert!(ring.covers(3, 5));
+    }
+
+    #[test]
+    fn raised_floor_drops_what_it_passes_and_never_lowers() {
+        let frame = action_frame("{}");
+        let mut ring = ReplayRing::new(3, usize::MAX, 0);
+        for seq in 1..=3 {
+            ring.push(seq, Arc::from("c"), frame.clone(), None);
+        }
+        ring.raise_floor(2);
+        assert_eq!(ring.len(), 1);
+        assert!(!ring.covers(1, 3));
+        assert!(ring.covers(2, 3));
+        // Evicting the last entry still held must not take the floor back below 2.
+        for seq in 4..=6 {
+            ring.push(seq, Arc::from("c"), frame.clone(), None);
+        }
+        assert!(ring.covers(3, 6));
+        ring.raise_floor(1);
+        assert!(ring.covers(3, 6));
     }
 }

@@ -46,6 +46,9 @@ pub(super) struct Core {
     /// its envelopes said (turns interrupted, 1.0 state lifted), so a client that saw anything
     /// from before the restart gets snapshots.
     pub(super) replay_v1: ReplayRing,
+    /// Whether a 1.0 client has connected in this run. Until one has, no 1.0 client can ask
+    /// for a replay, so feature channels' actions are not converted to 1.0 for `replay_v1`.
+    pub(super) v1_in_run: bool,
     pub(super) store: Store,
     pub(super) ops: Vec<Op>,
     pub(super) outbox: Vec<(ConnId, Arc<str>)>,
@@ -238,7 +241,10 @@ impl Core {
         self.seq += 1;
         let (frame, action) = self.envelope_frame(channel, action, origin.clone(), None);
         // Made whether or not a 1.0 client subscribes now: one that reconnects is replayed it.
-        let v1 = self.channel_frame_v1(channel, &action, origin.as_ref());
+        let v1 = self
+            .v1_in_run
+            .then(|| self.channel_frame_v1(channel, &action, origin.as_ref()))
+            .flatten();
         self.send_channel(&frame, v1.as_ref(), subscribers);
         let channel: Arc<str> = Arc::from(channel);
         if let Some(v1) = v1 {

@@ -185,6 +185,7 @@ impl Hub {
                 config.limits.replay_bytes,
                 loaded.last_seq + 1,
             ),
+            v1_in_run: false,
             store,
             ops: Vec::new(),
             outbox: Vec::new(),

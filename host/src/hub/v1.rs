@@ -36,6 +36,7 @@ use super::commands::{
 };
 use super::features::snapshot_json;
 use super::identity::Claim;
+use super::sessions::Session;
 use super::v1_channels::limit_reached;
 use super::v1_mirror::is_chat_view;
 use super::v1_mirror::{envelope_frame, session_of_chat, PendingV1, CHAT_PREFIX};
@@ -130,34 +131,75 @@ struct SubscribeOut {
     snapshot: RawJsonBuf,
 }
 
+/// What a channel name means to a 1.0 client on this host, resolved once for both
+/// [`Hub::snapshot_v1`] and [`Hub::has_channel_v1`] (existence without building a snapshot).
+enum ChannelV1<'a> {
+    Root,
+    /// The annotations channel of this session.
+    Annotations(&'a str),
+    Canvas,
+    Automations,
+    /// A session, or a non-default chat's view (keyed by the chat's URI).
+    Session(&'a Session),
+    Feature,
+    /// The default chat of this session.
+    DefaultChat(&'a Session),
+}
+
 impl Hub {
+    /// The kind of 1.0 channel `channel` is, when it exists here (a session whose 1.0 view
+    /// cannot be lifted does not: see [`with_mirror`]).
+    fn resolve_v1<'a>(&'a self, channel: &'a str) -> Option<ChannelV1<'a>> {
+        let has_mirror = |s: &Session| with_mirror(s, |_| ()).is_some();
+        Some(if channel == ROOT_CHANNEL {
+            ChannelV1::Root
+        } else if let Some(session) = Annotations::session_of_channel(&self.core, channel) {
+            ChannelV1::Annotations(session)
+        } else if canvases::is_channel(channel) {
+            self.canvases.has(channel).then_some(ChannelV1::Canvas)?
+        } else if automations::is_channel(channel) {
+            self.automations
+                .has(channel)
+                .then_some(ChannelV1::Automations)?
+        } else if let Some(session) = self.core.sessions.get(channel) {
+            has_mirror(session).then_some(ChannelV1::Session(session))?
+        } else if self.feature_has_channel(channel) {
+            ChannelV1::Feature
+        } else {
+            let session = self.core.sessions.get(&session_of_chat(channel)?)?;
+            has_mirror(session).then_some(ChannelV1::DefaultChat(session))?
+        })
+    }
+
+    /// Whether 1.0 clients may subscribe to `channel` (it exists); no snapshot is built.
+    pub(super) fn has_channel_v1(&self, channel: &str) -> bool {
+        self.resolve_v1(channel).is_some()
+    }
+
     /// The 1.0 snapshot of a channel 1.0 clients may subscribe to.
     pub(super) fn snapshot_v1(&self, channel: &str) -> Option<RawJsonBuf> {
         let seq = self.core.seq;
-        let json = if channel == ROOT_CHANNEL {
-            snapshot_json(channel, &root_state(&self.core.root)?, seq)?
-        } else if let Some(session) = Annotations::session_of_channel(&self.core, channel) {
-            self.annotations.snapshot(session, seq)?
-        } else if canvases::is_channel(channel) {
-            self.canvases.snapshot(channel, seq)?
-        } else if automations::is_channel(channel) {
-            self.automations.snapshot(channel, seq)?
-        } else if let Some(session) = self.core.sessions.get(channel) {
-            // A session's `annotations` summary is set as it is built (`annotations.rs`).
-            let state = |m: &super::v1_mirror::Mirror| match m.parent {
-                Some(_) => snapshot_json(channel, &m.chat, seq),
-                None => {
-                    let mut state = m.session.clone();
-                    state.annotations = Some(self.annotations.summary(channel));
-                    snapshot_json(channel, &state, seq)
-                }
-            };
-            with_mirror(session, state)??
-        } else if self.feature_has_channel(channel) {
-            self.feature_snapshot_v1(channel)?
-        } else {
-            let session = self.core.sessions.get(&session_of_chat(channel)?)?;
-            with_mirror(session, |m| snapshot_json(channel, &m.chat, seq))??
+        let json = match self.resolve_v1(channel)? {
+            ChannelV1::Root => snapshot_json(channel, &root_state(&self.core.root)?, seq)?,
+            ChannelV1::Annotations(session) => self.annotations.snapshot(session, seq)?,
+            ChannelV1::Canvas => self.canvases.snapshot(channel, seq)?,
+            ChannelV1::Automations => self.automations.snapshot(channel, seq)?,
+            ChannelV1::Session(session) => {
+                // A session's `annotations` summary is set as it is built (`annotations.rs`).
+                let state = |m: &super::v1_mirror::Mirror| match m.parent {
+                    Some(_) => snapshot_json(channel, &m.chat, seq),
+                    None => {
+                        let mut state = m.session.clone();
+                        state.annotations = Some(self.annotations.summary(channel));
+                        snapshot_json(channel, &state, seq)
+                    }
+                };
+                with_mirror(session, state)??
+            }
+            ChannelV1::Feature => self.feature_snapshot_v1(channel)?,
+            ChannelV1::DefaultChat(session) => {
+                with_mirror(session, |m| snapshot_json(channel, &m.chat, seq))??
+            }
         };
         RawJsonBuf::from_string(json).ok()
     }
@@ -287,6 +329,11 @@ impl Hub {
     /// Marks a connection as speaking 1.0 (before it is marked initialized: its reader decodes
     /// with the 1.0 types from then on).
     fn mark_v1(&mut self, conn: ConnId) {
+        if !self.core.v1_in_run {
+            // The 1.0 ring has no feature-channel envelopes before this (see `Core::publish`).
+            self.core.v1_in_run = true;
+            self.core.replay_v1.raise_floor(self.core.seq);
+        }
         if let Some(c) = self.core.conns.get_mut(&conn) {
             c.v1 = true;
             c.handle.shared.v1.store(true, Ordering::Release);
@@ -350,12 +397,10 @@ impl Hub {
             .replay_v1
             .covers(last_seen, self.core.seq)
             .then(|| {
-                // A channel exists when it has a 1.0 snapshot (made and dropped: the
-                // snapshots' response budget is not the replay's).
                 let (resumed, missing): (Vec<String>, Vec<String>) = channels
                     .iter()
                     .cloned()
-                    .partition(|c| self.snapshot_v1(c).is_some());
+                    .partition(|c| self.has_channel_v1(c));
                 let ring = &self.core.replay_v1;
                 let text = ring.response(id, last_seen, &resumed, &missing, true);
                 (resumed, text)
@@ -478,7 +523,7 @@ impl Hub {
         id: &RequestId,
         Optional(p): Optional<v1::ListSessionsParams>,
     ) -> Result<(), ErrorObject> {
-        let mut sessions: Vec<&super::sessions::Session> = self
+        let mut sessions: Vec<&Session> = self
             .core
             .sessions
             .values()

@@ -226,3 +226,57 @@ async fn a_session_disposed_while_away_is_missing_from_the_replay() {
     assert!(channels.iter().all(|&c| c == ROOT), "{channels:?}");
     again.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_1_0_reconnect_replays_a_terminals_output_in_1_0_form() {
+    const T: &str = "ahp-terminal:/replayed";
+    let t = start_host().await;
+    let (client, _mirror, _events) = with_session(&t, "term-a").await;
+    let claim = json!({"kind": "session", "session": S, "chat": C});
+    let _: Value = client
+        .request(
+            "createTerminal",
+            json!({"channel": T, "claim": claim, "name": "replayed"}),
+        )
+        .await
+        .expect("createTerminal");
+    let last_seen = u64::try_from(snapshot(&client, T).await.from_seq).unwrap();
+    let input = json!({"type": "terminal/input", "data": "echo replayed-$((20+1))\n"});
+    client
+        .dispatch(T.into(), serde_json::from_value(input).unwrap())
+        .await
+        .expect("dispatch");
+    client.shutdown().await;
+
+    // The shell answers while the client is away: a reconnect replays the output as 1.0
+    // `terminal/data` (decoded by the official client), every envelope on the terminal.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let (again, result) = reconnect(&t, "term-a", last_seen, &[T]).await;
+        let cmd::ReconnectResult::Replay(replay) = result else {
+            panic!("a replay expected: {result:?}");
+        };
+        again.shutdown().await;
+        assert!(replay.missing.is_empty(), "{:?}", replay.missing);
+        let actions: Vec<Value> = replay
+            .actions
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .collect();
+        assert!(actions.iter().all(|e| e["channel"] == T), "{actions:?}");
+        let shown = actions.iter().any(|e| {
+            e["action"]["type"] == "terminal/data"
+                && e["action"]["data"]
+                    .as_str()
+                    .is_some_and(|d| d.contains("replayed-21"))
+        });
+        if shown {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no output replayed: {actions:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

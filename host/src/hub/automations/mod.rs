@@ -200,6 +200,11 @@ impl Automations {
         self.state.entries.len()
     }
 
+    /// Whether `channel` is the catalogue or a run this host holds.
+    pub(super) fn has(&self, channel: &str) -> bool {
+        channel == CATALOGUE || self.runs.contains_key(channel)
+    }
+
     /// The snapshot of one of the automations' channels.
     pub(super) fn snapshot(&self, channel: &str, seq: u64) -> Option<String> {
         if channel == CATALOGUE {
