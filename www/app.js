@@ -103,7 +103,7 @@ $('cancel-turn').addEventListener('click', () => {
 });
 
 initComposer();
-initChats();
+initChats({ openSession });
 initAutomations();
 initBrowserTools();
 initTerminalPanel();

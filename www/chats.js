@@ -91,8 +91,34 @@ async function command(what, run) {
   }
 }
 
-/** Wires the chat bar (once). */
-export function initChats() {
+/** JSON-RPC "invalid params": how a host refuses a move destination kind it does not offer. */
+const INVALID_PARAMS = -32602;
+
+/**
+ * Moves `chat` to a new session and answers that session. The host's own `newSession` move
+ * first (the chat becomes the new session's default chat); a host may refuse that destination
+ * kind (AHP lets it, and ahp-host does), and then the page makes a session and moves the chat
+ * into it, beside that session's own default chat. If that move fails, the session made for it
+ * is deleted again (nothing left behind).
+ */
+async function moveToNewSession(chat) {
+  try {
+    return (await app.client.moveChat({ channel: chat, destination: { kind: 'newSession' } })).session;
+  } catch (e) {
+    if (e?.code !== INVALID_PARAMS) throw e;
+  }
+  const session = `ahp-session:/${uuid()}`;
+  await app.client.createSession({ channel: session });
+  try {
+    return (await app.client.moveChat({ channel: chat, destination: { kind: 'session', session } })).session;
+  } catch (e) {
+    await app.client.disposeSession({ channel: session }).catch(() => {});
+    throw e;
+  }
+}
+
+/** Wires the chat bar (once); `openSession(uri, chat)` opens a session on one of its chats. */
+export function initChats({ openSession }) {
   $('chats').addEventListener('click', (ev) => {
     const item = ev.target.closest('button[data-uri]');
     const cur = app.current;
@@ -128,11 +154,14 @@ export function initChats() {
     const chat = app.current?.chat;
     if (chat) await command('Delete chat', () => app.client.disposeChat({ channel: chat.uri }));
   });
+  // The chat follows its move: its new session opens on it.
   $('move-chat').addEventListener('click', async () => {
-    const chat = app.current?.chat;
+    const chat = app.current?.chat?.uri;
     if (!chat) return;
     const session = $('move-target').value;
-    const destination = session ? { kind: 'session', session } : { kind: 'newSession' };
-    await command('Move chat', () => app.client.moveChat({ channel: chat.uri, destination }));
+    const moved = await command('Move chat', async () => (session
+      ? (await app.client.moveChat({ channel: chat, destination: { kind: 'session', session } })).session
+      : moveToNewSession(chat)));
+    if (moved) await openSession(moved, chat).catch((e) => showError('Open session', e));
   });
 }

@@ -8,7 +8,7 @@
 // At the end A, B and a fresh third page C (new subscriptions: server snapshots) hold identical
 // SDK state (session and chat) and show the same text. Then: a second chat with a turn of its
 // own, a canvas the agent opens there (framed from the host's origin, sandboxed, listed in that
-// chat only), an automation on a 1 s interval whose runs make sessions the page opens, Run now,
+// chat only), that chat moved to a new session (the page follows it), an automation on a 1 s interval whose runs make sessions the page opens, Run now,
 // and screenshots of every panel at 1280x800 into target/screenshots/.
 //
 // Run: node --test tests/browser/   (after scripts/build-pkg.sh); host and browser as in
@@ -410,6 +410,27 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     await a.waitForFunction((chat) => window.__ahp.chat?.uri === chat && window.__ahp.chat.state, second.chat);
     assert.equal(await a.evaluate(() => window.__ahp.chat.state.canvases), undefined, 'the default chat lists no canvas');
     await a.locator('[data-testid=canvases-panel]').waitFor({ state: 'hidden' });
+
+    // --- Move: the second chat goes "to a new session" (this host refuses the `newSession`
+    // destination, so the page makes a session and moves the chat into it); the page follows
+    // it there with its turns, B lists the new session, and the old one keeps its default chat.
+    await a.click(`[data-testid=chat-item][data-uri="${created}"]`);
+    await a.waitForFunction((chat) => window.__ahp.chat?.uri === chat, created);
+    await waitIdle(a, 2);
+    await a.selectOption('[data-testid=move-target]', '');
+    await a.click('[data-testid=move-chat]');
+    await a.waitForFunction(([old, chat]) => window.__ahp.subscription?.uri !== old
+      && window.__ahp.subscription?.state?.chats?.some((c) => c.resource === chat)
+      && window.__ahp.chat?.uri === chat && window.__ahp.chat.state, [second.session, created]);
+    const movedTo = await a.evaluate(() => window.__ahp.subscription.uri);
+    await a.locator(`[data-testid=chat-item][data-uri="${created}"][aria-current=true]`).waitFor();
+    await waitIdle(a, 2);
+    assert.equal(await a.evaluate(() => window.__ahp.chat.state.turns[0].message.text), 'in the second chat');
+    await b.locator(`[data-testid=session-item][data-uri="${movedTo}"]`).waitFor();
+    await a.click(`[data-testid=session-item][data-uri="${second.session}"]`);
+    await a.waitForFunction((s) => window.__ahp.subscription?.uri === s && window.__ahp.chat?.state, second.session);
+    assert.deepEqual(await a.evaluate(() => window.__ahp.subscription.state.chats.map((c) => c.resource)), [second.chat]);
+    await a.locator(`[data-testid=chat-item][data-uri="${created}"]`).waitFor({ state: 'detached' });
 
     // --- Automations: A creates one on the host's 1 s interval; its runs make sessions (B sees
     // the automation too); A opens a run's session from the run, turns the schedule off, and
