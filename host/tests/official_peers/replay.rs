@@ -111,15 +111,7 @@ async fn a_1_0_reconnect_replays_exactly_the_missed_envelopes_own_ones_with_thei
     // Everything after `last_seen` on its channels, in order, as sent (the same host frames
     // both clients got).
     let (again, result) = reconnect(&t, "replay-a", last_seen, &ALL).await;
-    let cmd::ReconnectResult::Replay(replay) = result else {
-        panic!("a replay expected: {result:?}");
-    };
-    assert!(replay.missing.is_empty(), "{:?}", replay.missing);
-    let actions: Vec<Value> = replay
-        .actions
-        .iter()
-        .map(|e| serde_json::to_value(e).unwrap())
-        .collect();
+    let (replay, actions) = complete_replay(result);
     let mut expected: Vec<Value> = seen
         .into_iter()
         .filter(|e| e["serverSeq"].as_u64().unwrap() > last_seen)
@@ -147,6 +139,20 @@ async fn a_1_0_reconnect_replays_exactly_the_missed_envelopes_own_ones_with_thei
     mirror.assert_hosts(&fresh).await;
     again.shutdown().await;
     fresh.shutdown().await;
+}
+
+/// `result` as a replay that misses none of the channels asked for, with its envelopes as JSON.
+fn complete_replay(result: cmd::ReconnectResult) -> (cmd::ReconnectReplayResult, Vec<Value>) {
+    let cmd::ReconnectResult::Replay(replay) = result else {
+        panic!("a replay expected: {result:?}");
+    };
+    assert!(replay.missing.is_empty(), "{:?}", replay.missing);
+    let actions = replay
+        .actions
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    (replay, actions)
 }
 
 /// Snapshots of `result`'s channels, in order.
@@ -253,16 +259,8 @@ async fn a_1_0_reconnect_replays_a_terminals_output_in_1_0_form() {
     let deadline = tokio::time::Instant::now() + WAIT;
     loop {
         let (again, result) = reconnect(&t, "term-a", last_seen, &[T]).await;
-        let cmd::ReconnectResult::Replay(replay) = result else {
-            panic!("a replay expected: {result:?}");
-        };
         again.shutdown().await;
-        assert!(replay.missing.is_empty(), "{:?}", replay.missing);
-        let actions: Vec<Value> = replay
-            .actions
-            .iter()
-            .map(|e| serde_json::to_value(e).unwrap())
-            .collect();
+        let (_, actions) = complete_replay(result);
         assert!(actions.iter().all(|e| e["channel"] == T), "{actions:?}");
         let shown = actions.iter().any(|e| {
             e["action"]["type"] == "terminal/data"
