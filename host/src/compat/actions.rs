@@ -143,7 +143,16 @@ fn chat_action_of(kind: &str, action: &Value, before: &v1::ChatState) -> Option<
             } else {
                 &[]
             };
-            renamed(action, name, drop)
+            let mut out = renamed(action, name, drop);
+            // 0.3.0 requires the reason 1.0 leaves optional: the 1.0 reducers' defaults.
+            let (key, default) = match out.get("approved") {
+                Some(Value::Bool(true)) => ("confirmed", "not-needed"),
+                _ => ("reason", "denied"),
+            };
+            if out.get(key).is_none_or(Value::is_null) {
+                out[key] = default.into();
+            }
+            out
         }
         "turnStarted" => renamed(action, name, &["startedAt"]),
         "turnComplete" | "turnCancelled" => renamed(action, name, &["duration"]),

@@ -15,6 +15,7 @@
 
 use super::base::Core;
 use super::commands::{invalid, session_not_found};
+use super::input_needed;
 use super::sessions::Session;
 use super::turns::new_turn_id;
 use super::v1_mirror::{envelope_frame, is_chat_view, CHAT_PREFIX};
@@ -97,6 +98,13 @@ impl Core {
     /// The session chat view `chat` belongs to (`None` for anything else).
     pub(super) fn chat_parent(&self, chat: &str) -> Option<&str> {
         self.sessions.get(chat)?.v1.as_ref()?.parent.as_deref()
+    }
+
+    /// The actions that take chat `chat`'s `inputNeeded` entries out of session `parent` (the
+    /// chat is leaving it).
+    pub(super) fn input_needed_gone(&self, parent: &str, chat: &str) -> Vec<Value> {
+        let session = self.sessions.get(parent).and_then(|s| s.v1.as_ref());
+        session.map_or_else(Vec::new, |m| input_needed::changes(&m.session, chat, None))
     }
 
     /// Applies session actions about one of its chats to session `parent`'s 1.0 state: each
@@ -286,8 +294,9 @@ impl Hub {
             .ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no such chat"))?;
         self.close_chat(&chat);
         self.core.respond(conn, id, &EmptyResult);
-        let removed = json!({ "type": "session/chatRemoved", "chat": chat });
-        self.core.v1_to_parent(&parent, vec![removed]);
+        let mut actions = self.core.input_needed_gone(&parent, &chat);
+        actions.push(json!({ "type": "session/chatRemoved", "chat": chat }));
+        self.core.v1_to_parent(&parent, actions);
         Ok(())
     }
 
@@ -371,11 +380,20 @@ impl Hub {
             mirror.parent = Some(to.session.clone());
         }
         self.chat_moved(&chat);
-        let removed = json!({ "type": "session/chatRemoved", "chat": chat });
-        self.core.v1_to_parent(&from, vec![removed]);
+        // Its `inputNeeded` entries go with it (the chat's view holds them too).
+        let mut left = self.core.input_needed_gone(&from, &chat);
+        left.push(json!({ "type": "session/chatRemoved", "chat": chat }));
+        self.core.v1_to_parent(&from, left);
         let added = json!({ "type": "session/chatAdded", "summary": entry });
         let reordered = json!({ "type": "session/chatsReordered", "chats": order });
-        self.core.v1_to_parent(&to.session, vec![added, reordered]);
+        let mut joined = vec![added, reordered];
+        joined.extend(
+            self.core.sessions[&chat]
+                .v1
+                .as_ref()
+                .map_or_else(Vec::new, |view| input_needed::sets(&view.session, &chat)),
+        );
+        self.core.v1_to_parent(&to.session, joined);
         self.core
             .respond(conn, id, &json!({ "session": to.session }));
         Ok(())

@@ -55,6 +55,7 @@ mod dispatch;
 mod features;
 mod id_claims;
 mod identity;
+mod input_needed;
 mod mcp;
 mod model_agents;
 mod session_config;

@@ -2,6 +2,7 @@
 //! present and persisted) and the 1.0 frames: the low layer of the hub's AHP 1.0 part
 //! (`v1.rs`), which the core and the sessions hold without depending on the rest of it.
 
+use super::input_needed;
 use crate::bus::ConnId;
 use crate::compat::{self, Target};
 use crate::replay::action_frame;
@@ -82,18 +83,22 @@ impl Mirror {
         let decoded = serde_json::from_value::<v1::SessionState>(session)
             .and_then(|s| Ok((s, serde_json::from_value::<v1::ChatState>(chat)?)));
         match decoded {
-            Ok((session, chat)) => Some(Mirror {
-                session,
-                chat,
-                chat_uri,
-                parent: None,
-                session_subs: Vec::new(),
-                chat_subs: Vec::new(),
-                persisted_turns: 0,
-                since_head: 0,
-                since_head_bytes: 0,
-                needs_head: true,
-            }),
+            Ok((mut session, chat)) => {
+                // Applied as lifted: nobody has been sent this state yet.
+                input_needed::sync(&mut session, &chat_uri, &chat);
+                Some(Mirror {
+                    session,
+                    chat,
+                    chat_uri,
+                    parent: None,
+                    session_subs: Vec::new(),
+                    chat_subs: Vec::new(),
+                    persisted_turns: 0,
+                    since_head: 0,
+                    since_head_bytes: 0,
+                    needs_head: true,
+                })
+            }
             Err(e) => {
                 eprintln!(
                     "ahp-host: session {} has no AHP 1.0 view ({e})",
@@ -231,8 +236,7 @@ impl Mirror {
             return Err(e.reason());
         }
         let mut out = vec![(self.chat_uri.clone(), json)];
-        let to = self.session_channel(uri);
-        out.extend(self.chat_updated().map(|a| (to, a)));
+        self.session_follows_chat(uri, &mut out);
         Ok(out)
     }
 
@@ -275,12 +279,21 @@ impl Mirror {
             Target::DefaultChat => {
                 if chat_reducer(&mut self.chat, &typed).is_applied() {
                     out.push((self.chat_uri.clone(), new));
-                    let to = self.session_channel(uri);
-                    out.extend(self.chat_updated().map(|a| (to, a)));
+                    self.session_follows_chat(uri, &mut out);
                 }
             }
         }
         out
+    }
+
+    /// After a change of the chat: the session's `chats` entry of it (`session/chatUpdated`)
+    /// and its `inputNeeded` entries (`input_needed.rs`), applied to the mirror's session and
+    /// appended to `out` for the session the chat is in.
+    fn session_follows_chat(&mut self, uri: &str, out: &mut Vec<(String, Value)>) {
+        let to = self.session_channel(uri);
+        out.extend(self.chat_updated().map(|a| (to.clone(), a)));
+        let needed = input_needed::sync(&mut self.session, &self.chat_uri, &self.chat);
+        out.extend(needed.into_iter().map(|a| (to.clone(), a)));
     }
 
     /// The channel of the session the chat's `chats` entry is in.

@@ -16,6 +16,7 @@ mod common;
 mod v1_support;
 
 mod guarded;
+mod input_needed;
 mod methods;
 mod replay;
 mod sequence;
