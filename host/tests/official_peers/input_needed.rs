@@ -35,11 +35,7 @@ const INPUT_NEEDED: u32 = 24;
 #[tokio::test]
 async fn the_session_lists_what_its_chats_wait_for_and_the_official_client_answers_there() {
     let t = start_host().await;
-    let (client, _) = connect(&t).await;
-    client
-        .initialize("needs-a".into(), vec!["1.0.0".into()], vec![])
-        .await
-        .expect("initialize");
+    let client = connect_v1(&t, "needs-a").await;
     let _: Value = client
         .request("createSession", json!({"channel": S}))
         .await
@@ -114,11 +110,7 @@ async fn the_session_lists_what_its_chats_wait_for_and_the_official_client_answe
     .await;
     mirror.settle(&mut events).await;
 
-    let (fresh, _) = connect(&t).await;
-    fresh
-        .initialize("needs-fresh".into(), vec!["1.0.0".into()], vec![])
-        .await
-        .expect("initialize");
+    let fresh = connect_v1(&t, "needs-fresh").await;
     mirror.assert_hosts(&fresh).await;
     client.shutdown().await;
     fresh.shutdown().await;

@@ -53,6 +53,16 @@ async fn connect(t: &TestHost) -> (Client, Arc<Mutex<Checked>>) {
     (client, checked)
 }
 
+/// A client connected as `connect` does and initialized as `client_id`, offering 1.0.0 alone.
+async fn connect_v1(t: &TestHost, client_id: &str) -> Client {
+    let (client, _) = connect(t).await;
+    client
+        .initialize(client_id.into(), vec!["1.0.0".into()], vec![])
+        .await
+        .expect("initialize");
+    client
+}
+
 async fn snapshot(client: &Client, uri: &str) -> Snapshot {
     let (result, _) = client.subscribe(uri.into()).await.expect("subscribe");
     result.snapshot.expect("a snapshot")

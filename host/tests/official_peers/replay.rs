@@ -31,11 +31,7 @@ async fn follow_turn(events: &mut ClientEventStream, turn_id: &str, seen: &mut V
 /// A 1.0 client `client_id` with a new session, mirroring it, its default chat and the root
 /// (settled: nothing more is coming).
 async fn with_session(t: &TestHost, client_id: &str) -> (Client, Mirror, ClientEventStream) {
-    let (client, _) = connect(t).await;
-    client
-        .initialize(client_id.into(), vec!["1.0.0".into()], vec![])
-        .await
-        .expect("initialize");
+    let client = connect_v1(t, client_id).await;
     let _: Value = client
         .request("createSession", json!({"channel": S}))
         .await
@@ -66,11 +62,7 @@ async fn runs_and_leaves(
 
 /// Another client runs turn `turn_id` in the default chat; the envelopes it got.
 async fn another_runs(t: &TestHost, client_id: &str, turn_id: &str) -> Vec<Value> {
-    let (other, _) = connect(t).await;
-    other
-        .initialize(client_id.into(), vec!["1.0.0".into()], vec![])
-        .await
-        .expect("initialize");
+    let other = connect_v1(t, client_id).await;
     let events = other.events();
     let _ = Mirror::subscribe(&other, &[S], &[C]).await;
     runs_and_leaves(other, events, turn_id).await
@@ -131,11 +123,7 @@ async fn a_1_0_reconnect_replays_exactly_the_missed_envelopes_own_ones_with_thei
         .map(|t| t.id.as_str())
         .collect();
     assert_eq!(turns, ["t1", "t2"]);
-    let (fresh, _) = connect(&t).await;
-    fresh
-        .initialize("replay-fresh".into(), vec!["1.0.0".into()], vec![])
-        .await
-        .expect("initialize");
+    let fresh = connect_v1(&t, "replay-fresh").await;
     mirror.assert_hosts(&fresh).await;
     again.shutdown().await;
     fresh.shutdown().await;
@@ -212,11 +200,7 @@ async fn a_session_disposed_while_away_is_missing_from_the_replay() {
     let (client, mirror, _events) = with_session(&t, "gone-a").await;
     let last_seen = mirror.last_seq;
     client.shutdown().await;
-    let (other, _) = connect(&t).await;
-    other
-        .initialize("gone-b".into(), vec!["1.0.0".into()], vec![])
-        .await
-        .expect("initialize");
+    let other = connect_v1(&t, "gone-b").await;
     let _: Value = other
         .request("disposeSession", json!({"channel": S}))
         .await

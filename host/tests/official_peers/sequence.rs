@@ -202,11 +202,7 @@ async fn an_official_0_3_0_client_sees_the_default_chat_of_a_1_0_clients_session
         .map(|t| t.message.text.clone())
         .collect();
     assert_eq!(texts, ["From the 1.0 client", "From the 0.3.0 client"]);
-    let (fresh, _) = connect(&t).await;
-    fresh
-        .initialize("peers-fresh".into(), vec!["1.0.0".into()], vec![])
-        .await
-        .expect("initialize");
+    let fresh = connect_v1(&t, "peers-fresh").await;
     mirror.assert_hosts(&fresh).await;
     assert_strict(&checked, 10);
     v1_client.shutdown().await;
