@@ -18,7 +18,7 @@ use super::commands::{invalid, session_not_found};
 use super::input_needed;
 use super::sessions::Session;
 use super::turns::new_turn_id;
-use super::v1_mirror::{envelope_frame, is_chat_view, CHAT_PREFIX};
+use super::v1_mirror::{activity_changed, envelope_frame, is_chat_view, CHAT_PREFIX};
 use super::v1_root::summary_status;
 use super::{fanout, ConnId, Hub};
 use crate::compat::{self, Source, View};
@@ -115,7 +115,22 @@ impl Core {
             Some(summary_status(&session.v1.as_ref()?.session))
         };
         let before = status(self);
-        for json in actions {
+        let mut actions = std::collections::VecDeque::from(actions);
+        let mut activity_checked = false;
+        loop {
+            let json = match actions.pop_front() {
+                Some(json) => json,
+                // Then the session's activity, when its chats now give it another one.
+                None if !activity_checked => {
+                    activity_checked = true;
+                    let session = self.sessions.get(parent).and_then(|s| s.v1.as_ref());
+                    match session.and_then(|m| activity_changed(&m.session)) {
+                        Some(json) => json,
+                        None => break,
+                    }
+                }
+                None => break,
+            };
             let Ok(typed) = serde_json::from_value::<v1::StateAction>(json.clone()) else {
                 continue;
             };

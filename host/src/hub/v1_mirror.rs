@@ -286,14 +286,23 @@ impl Mirror {
         out
     }
 
-    /// After a change of the chat: the session's `chats` entry of it (`session/chatUpdated`)
-    /// and its `inputNeeded` entries (`input_needed.rs`), applied to the mirror's session and
+    /// After a change of the chat: the session's `chats` entry of it (`session/chatUpdated`),
+    /// its `inputNeeded` entries (`input_needed.rs`) and the session's activity, applied to the mirror's session and
     /// appended to `out` for the session the chat is in.
     fn session_follows_chat(&mut self, uri: &str, out: &mut Vec<(String, Value)>) {
         let to = self.session_channel(uri);
         out.extend(self.chat_updated().map(|a| (to.clone(), a)));
         let needed = input_needed::sync(&mut self.session, &self.chat_uri, &self.chat);
         out.extend(needed.into_iter().map(|a| (to.clone(), a)));
+        // A chat's view has no session of its own: its parent follows (`v1_to_parent`).
+        if self.parent.is_none() {
+            if let Some(action) = activity_changed(&self.session) {
+                let typed: Option<v1::StateAction> = serde_json::from_value(action.clone()).ok();
+                if typed.is_some_and(|t| session_reducer(&mut self.session, &t).is_applied()) {
+                    out.push((to, action));
+                }
+            }
+        }
     }
 
     /// The channel of the session the chat's `chats` entry is in.
@@ -343,6 +352,31 @@ impl Mirror {
             .is_applied()
             .then_some(action)
     }
+}
+
+/// `session/activityChanged` when session `session`'s activity is not the one its chats give
+/// it (the spec's chat aggregation): the activity of the chat that contributes the session's
+/// activity bits, a chat needing input first, then one in error, else the default chat.
+pub(super) fn activity_changed(session: &v1::SessionState) -> Option<Value> {
+    let input_needed = v1::SessionStatus::InputNeeded.bits();
+    let error = v1::SessionStatus::Error.bits();
+    let chats = &session.chats;
+    let winner = chats
+        .iter()
+        .find(|c| c.status & input_needed == input_needed)
+        .or_else(|| chats.iter().find(|c| c.status & error != 0))
+        .or_else(|| {
+            let default = session.default_chat.as_ref()?;
+            chats.iter().find(|c| &c.resource == default)
+        })?;
+    if winner.activity == session.activity {
+        return None;
+    }
+    let mut action = serde_json::json!({ "type": "session/activityChanged" });
+    if let Some(activity) = &winner.activity {
+        action["activity"] = activity.clone().into();
+    }
+    Some(action)
 }
 
 /// A 1.0 client's dispatch being applied through the 0.3.0 path: a rejection goes back to it

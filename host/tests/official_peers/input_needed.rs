@@ -1,8 +1,9 @@
 //! The session's `inputNeeded` roll-up, followed by the official 1.0 client watching the
 //! session alone: a tool call awaiting confirmation in the default chat and an `/ask` in a
 //! second chat show up as entries naming their chat, are answered on that chat without a
-//! subscription to it, and leave; a disposed chat takes its entries along. Reduced by the
-//! official reducers, the session then equals the host's snapshot.
+//! subscription to it, and leave; a disposed chat takes its entries along. The session's
+//! activity is its default chat's, or a chat's that needs input. Reduced by the official
+//! reducers, the session then equals the host's snapshot.
 
 use super::*;
 
@@ -111,6 +112,76 @@ async fn the_session_lists_what_its_chats_wait_for_and_the_official_client_answe
     mirror.settle(&mut events).await;
 
     let fresh = connect_v1(&t, "needs-fresh").await;
+    mirror.assert_hosts(&fresh).await;
+    client.shutdown().await;
+    fresh.shutdown().await;
+}
+
+/// Dispatches `chat/activityChanged` on `chat`.
+async fn set_activity(client: &Client, chat: &str, activity: &str) {
+    let action = json!({"type": "chat/activityChanged", "activity": activity});
+    client
+        .dispatch(chat.into(), serde_json::from_value(action).unwrap())
+        .await
+        .expect("dispatch");
+}
+
+#[tokio::test]
+async fn the_session_activity_is_its_default_chats_or_the_one_needing_input() {
+    let t = start_host().await;
+    let client = connect_v1(&t, "activity-a").await;
+    let _: Value = client
+        .request("createSession", json!({"channel": S}))
+        .await
+        .expect("createSession");
+    let mut events = client.events();
+    let mut mirror = Mirror::subscribe(&client, &[S], &[]).await;
+    mirror.settle(&mut events).await;
+    let activity = |m: &Mirror| m.sessions[S].activity.clone();
+
+    set_activity(&client, C, "Reviewing").await;
+    until(
+        &mut mirror,
+        &mut events,
+        "the default chat's activity",
+        |m| activity(m).as_deref() == Some("Reviewing"),
+    )
+    .await;
+
+    // A second chat's own activity does not win until it needs input.
+    const C2: &str = "ahp-chat:/activity-second";
+    let _: Value = client
+        .request("createChat", json!({"channel": S, "chat": C2}))
+        .await
+        .expect("createChat");
+    set_activity(&client, C2, "Asking").await;
+    mirror.settle(&mut events).await;
+    assert_eq!(activity(&mirror).as_deref(), Some("Reviewing"));
+    client
+        .dispatch(C2.into(), turn_started("t1", "/ask Your name?"))
+        .await
+        .expect("dispatch");
+    until(
+        &mut mirror,
+        &mut events,
+        "the asking chat's activity",
+        |m| activity(m).as_deref() == Some("Asking"),
+    )
+    .await;
+    // Gone with its chat: the default chat's again.
+    let _: Value = client
+        .request("disposeChat", json!({"channel": C2}))
+        .await
+        .expect("disposeChat");
+    until(
+        &mut mirror,
+        &mut events,
+        "the default chat's activity again",
+        |m| activity(m).as_deref() == Some("Reviewing"),
+    )
+    .await;
+    mirror.settle(&mut events).await;
+    let fresh = connect_v1(&t, "activity-fresh").await;
     mirror.assert_hosts(&fresh).await;
     client.shutdown().await;
     fresh.shutdown().await;
