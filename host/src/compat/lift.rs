@@ -110,7 +110,12 @@ pub fn lift(state: &v03::SessionState, chat: &str) -> (Value, Value) {
         }
         out.insert("activeTurn".into(), active);
     }
-    copy(&mut out, &old, &["steeringMessage", "queuedMessages"]);
+    // The chat's changesets are its session's (one working directory per session here).
+    copy(
+        &mut out,
+        &old,
+        &["steeringMessage", "queuedMessages", "changesets"],
+    );
     let mut chat = Value::Object(out);
     super::content::edits_to_v1(&mut chat);
     (Value::Object(session), chat)

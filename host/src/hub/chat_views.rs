@@ -100,6 +100,37 @@ impl Core {
         self.sessions.get(chat)?.v1.as_ref()?.parent.as_deref()
     }
 
+    /// Gives the chat views of session `uri` that work in its directory the session's
+    /// changesets catalogue (`Mirror::chat_changesets`), each change its own envelope on the
+    /// chat. A chat moved here from another session still works in that one's directory, so
+    /// it keeps the catalogue it had (the changeset of its directory).
+    pub(super) fn v1_views_take_changesets(&mut self, uri: &str) {
+        let Some(session) = self.sessions.get(uri) else {
+            return;
+        };
+        let Some(changesets) = session.v1.as_ref() else {
+            return;
+        };
+        let changesets = changesets.session.changesets.clone();
+        let directory = &session.state.summary.working_directory;
+        let views: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.v1.as_ref().and_then(|m| m.parent.as_deref()) == Some(uri))
+            .filter(|(_, s)| &s.state.summary.working_directory == directory)
+            .map(|(key, _)| key.clone())
+            .collect();
+        for view in views {
+            let Some(mirror) = self.sessions.get_mut(&view).and_then(|s| s.v1.as_mut()) else {
+                continue;
+            };
+            if let Some(applied) = mirror.chat_changesets(changesets.clone()) {
+                let first = self.seq + 1;
+                self.v1_publish_at(&view, first, vec![applied], None);
+            }
+        }
+    }
+
     /// The actions that take chat `chat`'s `inputNeeded` entries out of session `parent` (the
     /// chat is leaving it).
     pub(super) fn input_needed_gone(&self, parent: &str, chat: &str) -> Vec<Value> {
@@ -241,11 +272,16 @@ impl Hub {
         state.queued_messages = None;
         state.input_requests = None;
         state.changesets = None;
+        let changesets = session
+            .v1
+            .as_ref()
+            .and_then(|m| m.session.changesets.clone());
         let mut view = Session::new(state);
         // A non-default chat may move to another session (`moveChat`).
         let entry = view.v1.as_mut().and_then(|m| {
             m.parent = Some(parent.clone());
             m.chat.movable = Some(true);
+            m.chat.changesets = changesets;
             m.chat
                 .working_directories
                 .clone_from(&p.working_directories);

@@ -96,6 +96,9 @@ impl Core {
         // for its session alone (its new title).
         let first = self.seq;
         self.v1_publish_at(uri, first, applied, origin);
+        if matches!(action, v03::StateAction::SessionChangesetsChanged(_)) {
+            self.v1_views_take_changesets(uri);
+        }
     }
 
     /// Sends a rejection of the 1.0 dispatch in progress to its dispatcher (see [`PendingV1`]);

@@ -273,7 +273,11 @@ impl Mirror {
             }
             Target::Session => {
                 if session_reducer(&mut self.session, &typed).is_applied() {
+                    let changesets = matches!(typed, v1::StateAction::SessionChangesetsChanged(_));
                     out.push((uri.to_owned(), new));
+                    if changesets {
+                        out.extend(self.chat_changesets(self.session.changesets.clone()));
+                    }
                 }
             }
             Target::DefaultChat => {
@@ -303,6 +307,26 @@ impl Mirror {
                 }
             }
         }
+    }
+
+    /// Gives the chat the changesets catalogue `changesets` (its session's: every chat here
+    /// works in its session's one directory, so the session's changeset is each chat's view
+    /// of its working directories too): the chat action applied, if it changed anything.
+    pub(super) fn chat_changesets(
+        &mut self,
+        changesets: Option<Vec<v1::Changeset>>,
+    ) -> Option<(String, Value)> {
+        if self.chat.changesets == changesets {
+            return None;
+        }
+        let mut action = serde_json::json!({ "type": "chat/changesetsChanged" });
+        if let Some(list) = &changesets {
+            action["changesets"] = serde_json::to_value(list).ok()?;
+        }
+        let typed: v1::StateAction = serde_json::from_value(action.clone()).ok()?;
+        chat_reducer(&mut self.chat, &typed)
+            .is_applied()
+            .then(|| (self.chat_uri.clone(), action))
     }
 
     /// The channel of the session the chat's `chats` entry is in.

@@ -15,6 +15,7 @@ mod common;
 #[path = "../v1_support/mod.rs"]
 mod v1_support;
 
+mod chat_changesets;
 mod guarded;
 mod input_needed;
 mod methods;
