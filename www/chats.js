@@ -63,6 +63,36 @@ function renderBar(cur, chats, open) {
   $('move-chat').disabled = !chat?.movable;
   $('move-chat').title = chat?.movable ? '' : 'The host does not let this chat move';
   renderMoveTargets(cur);
+  renderInputNeeded(cur, open);
+}
+
+/** What each kind of the session's `inputNeeded` entries waits for (a client's tool running
+ * elsewhere waits on no person: not shown). */
+const WAITS_FOR = {
+  chatInput: 'an answer',
+  toolConfirmation: 'a tool call to be approved',
+  toolAuthentication: 'a sign-in',
+};
+
+/**
+ * Shows what the session's other chats wait for (its `inputNeeded` roll-up: entries of chats
+ * other than the open one), each with a button that opens the chat where it is answered.
+ */
+export function renderInputNeeded(cur = app.current, open = cur?.chat?.uri) {
+  const box = $('input-needed');
+  const state = cur?.sub?.state;
+  const entries = (state?.inputNeeded ?? []).filter((e) => e.chat !== open && WAITS_FOR[e.kind]);
+  box.hidden = entries.length === 0;
+  box.replaceChildren(...entries.map((e) => {
+    const chat = state.chats?.find((c) => c.resource === e.chat);
+    return h('span', { class: 'need', dataset: { testid: 'input-needed-entry', chat: e.chat } },
+      `${String(chat?.title || 'Another chat')} waits for ${WAITS_FOR[e.kind]} `,
+      h('button', {
+        type: 'button',
+        dataset: { testid: 'input-needed-open' },
+        onclick: () => renderChats(cur, e.chat).catch((err) => showError('Open chat', err)),
+      }, 'Open'));
+  }));
 }
 
 /** The sessions a chat can move to: every other listed session, or a new one. */
@@ -79,6 +109,8 @@ export function renderMoveTargets(cur = app.current) {
 /** Hides the chat bar (no session open). */
 export function clearChats() {
   $('chats').replaceChildren();
+  $('input-needed').replaceChildren();
+  $('input-needed').hidden = true;
   $('chat-bar').hidden = true;
 }
 

@@ -13,7 +13,7 @@ import { renderCustomizations } from './customizations.js';
 import { clearSessionConfig, renderSessionConfig } from './composer.js';
 import { closeChanges, syncChanges } from './changes.js';
 import { closeChat } from './chat.js';
-import { clearChats, renderChats } from './chats.js';
+import { clearChats, renderChats, renderInputNeeded } from './chats.js';
 import { closeAnnotations, openAnnotations } from './annotations.js';
 
 const SESSION_PANELS = ['tools-panel', 'customizations-panel', 'mcp-panel'];
@@ -130,5 +130,7 @@ function renderSession(cur) {
   if (state.changesets !== last.state?.changesets) syncChanges(cur, state);
   if (state.chats !== last.state?.chats || state.defaultChat !== last.state?.defaultChat) {
     renderChats(cur).catch((e) => showError('Open chat', e));
+  } else if (state.inputNeeded !== last.state?.inputNeeded) {
+    renderInputNeeded(cur);
   }
 }

@@ -8,7 +8,8 @@
 // At the end A, B and a fresh third page C (new subscriptions: server snapshots) hold identical
 // SDK state (session and chat) and show the same text. Then: a second chat with a turn of its
 // own, a canvas the agent opens there (framed from the host's origin, sandboxed, listed in that
-// chat only), that chat moved to a new session (the page follows it), an automation on a 1 s interval whose runs make sessions the page opens, Run now,
+// chat only), a question there shown from the default chat (the session's inputNeeded), that
+// chat moved to a new session (the page follows it), an automation on a 1 s interval whose runs make sessions the page opens, Run now,
 // and screenshots of every panel at 1280x800 into target/screenshots/.
 //
 // Run: node --test tests/browser/   (after scripts/build-pkg.sh); host and browser as in
@@ -411,12 +412,32 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     assert.equal(await a.evaluate(() => window.__ahp.chat.state.canvases), undefined, 'the default chat lists no canvas');
     await a.locator('[data-testid=canvases-panel]').waitFor({ state: 'hidden' });
 
+    // --- The session's inputNeeded: a question in the second chat is shown while the default
+    // chat is open; its Open button goes to the chat, where it is answered.
+    await a.click(`[data-testid=chat-item][data-uri="${created}"]`);
+    await a.waitForFunction((chat) => window.__ahp.chat?.uri === chat, created);
+    await waitIdle(a, 2);
+    await send(a, '/ask Who are you?');
+    await a.locator('[data-testid=input-request]').waitFor();
+    await a.click(`[data-testid=chat-item][data-uri="${second.chat}"]`);
+    await a.waitForFunction((chat) => window.__ahp.chat?.uri === chat, second.chat);
+    const waiting = a.locator(`[data-testid=input-needed-entry][data-chat="${created}"]`);
+    await waiting.waitFor();
+    assert.match(await waiting.textContent(), /waits for an answer/);
+    await waiting.locator('[data-testid=input-needed-open]').click();
+    await a.waitForFunction((chat) => window.__ahp.chat?.uri === chat, created);
+    await a.locator('[data-testid=input-needed]').waitFor({ state: 'hidden' });
+    const question = a.locator('[data-testid=input-request]');
+    await question.locator('[data-testid=input-answer]').fill('Grace');
+    await question.locator('[data-testid=input-submit]').click();
+    await waitIdle(a, 3);
+
     // --- Move: the second chat goes "to a new session" (this host refuses the `newSession`
     // destination, so the page makes a session and moves the chat into it); the page follows
     // it there with its turns, B lists the new session, and the old one keeps its default chat.
     await a.click(`[data-testid=chat-item][data-uri="${created}"]`);
     await a.waitForFunction((chat) => window.__ahp.chat?.uri === chat, created);
-    await waitIdle(a, 2);
+    await waitIdle(a, 3);
     await a.selectOption('[data-testid=move-target]', '');
     await a.click('[data-testid=move-chat]');
     await a.waitForFunction(([old, chat]) => window.__ahp.subscription?.uri !== old
@@ -424,7 +445,7 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
       && window.__ahp.chat?.uri === chat && window.__ahp.chat.state, [second.session, created]);
     const movedTo = await a.evaluate(() => window.__ahp.subscription.uri);
     await a.locator(`[data-testid=chat-item][data-uri="${created}"][aria-current=true]`).waitFor();
-    await waitIdle(a, 2);
+    await waitIdle(a, 3);
     assert.equal(await a.evaluate(() => window.__ahp.chat.state.turns[0].message.text), 'in the second chat');
     await b.locator(`[data-testid=session-item][data-uri="${movedTo}"]`).waitFor();
     await a.click(`[data-testid=session-item][data-uri="${second.session}"]`);
