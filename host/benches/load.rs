@@ -43,7 +43,6 @@ use ahp_wasm::client::native::{AhpClient, ConnectOptions, ReconnectPolicy, Subsc
 use ahp_wasm::client::Error;
 use ahp_wasm::protocol::*;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const TOKEN: &str = "load-bench-token-0123456789abcdef";
@@ -204,7 +203,7 @@ impl Host {
         subscribers.into_iter().map(|s| s.client).collect()
     }
 
-    /// `n` clients of protocol `proto`, connected a few at a time (1.0 ones tapped).
+    /// `n` clients of protocol `proto`, connected a few at a time.
     async fn subscribers(
         &self,
         prefix: &str,
@@ -218,15 +217,13 @@ impl Host {
             let end = (start + 64).min(n);
             let batch = (start..end).map(|i| {
                 let mut options = self.options(format!("{prefix}-{i}"), subs.clone());
-                let tap = (proto == Proto::V1).then(|| Arc::new(v1::Tap::default()));
-                if let Some(tap) = &tap {
+                if proto == Proto::V1 {
                     options.protocol_versions = vec!["1.0.0".into()];
-                    options = options.with_connector(v1::TapConnector(tap.clone()));
                 }
                 let url = self.ws_url.clone();
                 tokio::spawn(async move {
                     let client = AhpClient::connect(&url, options).await?;
-                    Ok::<_, Error>(Subscriber { client, tap })
+                    Ok::<_, Error>(Subscriber { client, proto })
                 })
             });
             for task in batch.collect::<Vec<_>>() {
@@ -263,10 +260,10 @@ impl Proto {
     }
 }
 
-/// A subscriber's client, and its tap when it speaks 1.0.
+/// A subscriber's client and the protocol it speaks.
 struct Subscriber {
     client: AhpClient,
-    tap: Option<Arc<v1::Tap>>,
+    proto: Proto,
 }
 
 fn message(text: &str) -> StateAction {
@@ -336,8 +333,27 @@ fn stream_text<R>(s: &SessionState, f: impl FnOnce(&str) -> R) -> Option<R> {
     Some(f(text))
 }
 
+/// Runs `f` on the text streamed into the subscriber's turn (the one after the `turns_before`
+/// completed ones), borrowed from its mirror.
+fn read_stream(sub: &Subscription, proto: Proto, turns_before: usize, f: &mut dyn FnMut(&str)) {
+    match proto {
+        Proto::V0_3 => {
+            session(sub, |s| {
+                let ours = match &s.active_turn {
+                    Some(_) => s.turns.len() == turns_before,
+                    None => s.turns.len() == turns_before + 1,
+                };
+                if ours {
+                    stream_text(s, |text| f(text));
+                }
+            });
+        }
+        Proto::V1 => v1::read_stream(sub, turns_before, f),
+    }
+}
+
 /// Reads the chunks `"<i> <emit µs>\n"` a subscriber has not seen yet, until all `count`.
-async fn watch(mut sub: Subscription, turns_before: usize, count: usize) -> Seen {
+async fn watch(mut sub: Subscription, proto: Proto, turns_before: usize, count: usize) -> Seen {
     let mut seen = Seen {
         latencies_us: Vec::with_capacity(count),
         first_emit_us: u64::MAX,
@@ -348,32 +364,22 @@ async fn watch(mut sub: Subscription, turns_before: usize, count: usize) -> Seen
     let deadline = Instant::now() + Duration::from_secs(300);
     while seen.latencies_us.len() < count {
         stamps.clear();
-        session(&sub, |s| {
-            // Ours is the turn after the `turns_before` completed ones.
-            let ours = match &s.active_turn {
-                Some(_) => s.turns.len() == turns_before,
-                None => s.turns.len() == turns_before + 1,
-            };
-            if !ours {
-                return;
-            }
-            stream_text(s, |text| {
-                let tail = &text[offset.min(text.len())..];
-                let mut used = 0;
-                for line in tail.split_inclusive('\n') {
-                    if !line.ends_with('\n') {
-                        break;
-                    }
-                    used += line.len();
-                    let mut words = line.split_whitespace();
-                    if let (Some(i), Some(t), None) = (words.next(), words.next(), words.next()) {
-                        if let (Ok(_), Ok(t)) = (i.parse::<u64>(), t.parse::<u64>()) {
-                            stamps.push(t);
-                        }
+        read_stream(&sub, proto, turns_before, &mut |text| {
+            let tail = &text[offset.min(text.len())..];
+            let mut used = 0;
+            for line in tail.split_inclusive('\n') {
+                if !line.ends_with('\n') {
+                    break;
+                }
+                used += line.len();
+                let mut words = line.split_whitespace();
+                if let (Some(i), Some(t), None) = (words.next(), words.next(), words.next()) {
+                    if let (Ok(_), Ok(t)) = (i.parse::<u64>(), t.parse::<u64>()) {
+                        stamps.push(t);
                     }
                 }
-                offset += used;
-            });
+            }
+            offset += used;
         });
         let now = unix_micros();
         for &t in &stamps {
@@ -421,18 +427,12 @@ async fn fan_out_run(
     let chat = v1::default_chat(uri);
     let mut tasks = Vec::with_capacity(subs.len());
     for s in subs {
-        let task = match &s.tap {
-            None => {
-                let sub = s.client.subscribe(uri).await.expect("subscribe");
-                tokio::spawn(watch(sub, turns_before, count))
-            }
-            Some(tap) => {
-                tap.reset();
-                let sub = s.client.subscribe(&chat).await.expect("subscribe the chat");
-                tokio::spawn(v1::watch(sub, tap.clone(), count))
-            }
+        let channel = match s.proto {
+            Proto::V0_3 => uri,
+            Proto::V1 => &chat,
         };
-        tasks.push(task);
+        let sub = s.client.subscribe(channel).await.expect("subscribe");
+        tasks.push(tokio::spawn(watch(sub, s.proto, turns_before, count)));
     }
     let host_pid = host.child.id().to_string();
     let cpu_before = (cpu_micros(&host_pid), cpu_micros("self"));
@@ -454,7 +454,7 @@ async fn fan_out_run(
     .await;
     for s in subs {
         s.client
-            .unsubscribe(if s.tap.is_some() { &chat } else { uri });
+            .unsubscribe(if s.proto == Proto::V1 { &chat } else { uri });
     }
     latencies.sort_unstable();
     let pct = |p: f64| {
@@ -620,8 +620,6 @@ async fn run(opts: Opts) {
         "ahp-host load benchmark: {cores} cores, client runtime {} threads, runs {}, subscribers {:?}",
         opts.threads, opts.runs, opts.subs
     );
-    let tap_ns = v1::scan_cost();
-    eprintln!("  the 1.0 subscribers' tap: {tap_ns:.0} ns per delta frame");
     let mut rows = Vec::new();
     {
         let host = Host::start();
@@ -677,10 +675,6 @@ async fn run(opts: Opts) {
         );
     }
     ratios(&rows);
-    println!();
-    println!(
-        "The 1.0 subscribers' tap (load/v1.rs) adds {tap_ns:.0} ns of client CPU per delta frame (in their clients' CPU and latency)."
-    );
     if let Some((n, per_conn, before, after)) = idle {
         println!();
         println!(

@@ -6,7 +6,10 @@
 
 mod common;
 
-use ahp_wasm::client::native::{AhpClient, ConnectOptions};
+use ahp_wasm::client::engine::{ChannelEventV1, Event};
+use ahp_wasm::client::native::{
+    AhpClient, ClientEvent, ConnectOptions, Subscription, SubscriptionEvent,
+};
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::{ActionEnvelope, StateAction};
@@ -49,6 +52,17 @@ fn session(client: &AhpClient, uri: &str) -> Option<v1::SessionState> {
     match client.state_v1(uri)? {
         AnyState::Session(session) => Some(session),
         other => panic!("{uri} is a session, not {other:?}"),
+    }
+}
+
+/// The next 1.0 change event of a subscription handle (skipping `Subscribed` and the like).
+async fn next_v1(sub: &mut Subscription) -> ChannelEventV1 {
+    loop {
+        match tokio::time::timeout(WAIT, sub.next_event()).await {
+            Ok(Some(SubscriptionEvent::V1(e))) => return *e,
+            Ok(Some(_)) => continue,
+            other => panic!("no 1.0 change event: {other:?}"),
+        }
     }
 }
 
@@ -116,7 +130,8 @@ async fn a_1_0_client_runs_a_turn_in_the_default_chat_beside_a_0_3_0_client() {
     .await;
 
     client.subscribe(S).await.expect("session");
-    client.subscribe(C).await.expect("default chat");
+    let mut chat_sub = client.subscribe(C).await.expect("default chat");
+    let mut app_events = client.events();
     let s = session(&client, S).expect("session mirror");
     assert_eq!(s.default_chat.as_deref(), Some(C));
     assert_eq!(s.chats.len(), 1);
@@ -136,6 +151,22 @@ async fn a_1_0_client_runs_a_turn_in_the_default_chat_beside_a_0_3_0_client() {
         optimistic.active_turn.as_ref().map(|t| t.id.as_str()),
         Some("t1")
     );
+    // The change reached both listeners (the chat's handle and the app's stream), and the
+    // handle reads the mirror borrowed.
+    assert_eq!(next_v1(&mut chat_sub).await.channel(), C);
+    let on_stream = loop {
+        match app_events.recv().await.expect("the app's stream") {
+            ClientEvent::Protocol(Event::ChannelV1(e)) => break e,
+            _ => continue,
+        }
+    };
+    assert_eq!(on_stream.channel(), C);
+    let borrowed = chat_sub.with_mirror_v1(|m| {
+        let chat = m.typed::<v1::ChatState>().expect("a chat mirror").state();
+        chat.active_turn.as_ref().map(|t| t.id.clone())
+    });
+    assert_eq!(borrowed, Some(Some("t1".to_string())));
+    drop(app_events);
 
     // The built-in agent answers in the chat; the turn completes.
     let done = until("turn t1 completes in the chat mirror", || {
@@ -180,10 +211,23 @@ async fn a_1_0_client_runs_a_turn_in_the_default_chat_beside_a_0_3_0_client() {
     let fresh = AhpClient::connect(&url, options("v1-fresh", &["1.0.0"]))
         .await
         .expect("a second 1.0 client");
-    fresh.subscribe(C).await.expect("chat");
+    let mut fresh_chat = fresh.subscribe(C).await.expect("chat");
     fresh.subscribe(S).await.expect("session");
     until("the mirrors settle", || {
         (chat(&client, C) == chat(&fresh, C)).then_some(())
+    })
+    .await;
+    assert_eq!(chat(&client, C), chat(&fresh, C));
+    // A handle whose app keeps no event stream gets the chat's changes too (moved, not copied).
+    fresh
+        .dispatch_v1(C, turn_started("t1b", "Hello again"))
+        .expect("dispatched");
+    assert_eq!(next_v1(&mut fresh_chat).await.channel(), C);
+    until("turn t1b completes", || {
+        let done = |c: Option<v1::ChatState>| {
+            c.is_some_and(|c| c.turns.len() == 2 && c.active_turn.is_none())
+        };
+        (done(chat(&client, C)) && done(chat(&fresh, C))).then_some(())
     })
     .await;
     assert_eq!(chat(&client, C), chat(&fresh, C));
@@ -210,7 +254,7 @@ async fn a_1_0_client_runs_a_turn_in_the_default_chat_beside_a_0_3_0_client() {
         .into_iter()
         .map(|t| t.id.clone())
         .collect();
-    assert_eq!(ids, ["t1", "t2"]);
+    assert_eq!(ids, ["t1", "t1b", "t2"]);
     late.close();
 }
 

@@ -183,11 +183,28 @@ impl Inner {
                     self.publish(event);
                 }
                 #[cfg(feature = "v1")]
-                Event::ChannelV1(ref e) => {
-                    if let Some(tx) = lock(&self.channels).get(e.channel()) {
-                        let _ = tx.send(SubscriptionEvent::V1(Box::new(e.clone())));
+                Event::ChannelV1(e) => {
+                    // To the channel's handles and to `events()`: copied only when both listen
+                    // (a streamed chat sends one per batch, and most apps read one of the two).
+                    let app_listens = self.events.receiver_count() > 0;
+                    let channels = lock(&self.channels);
+                    match channels
+                        .get(e.channel())
+                        .filter(|tx| tx.receiver_count() > 0)
+                    {
+                        Some(tx) if app_listens => {
+                            let _ = tx.send(SubscriptionEvent::V1(Box::new(e.clone())));
+                        }
+                        Some(tx) => {
+                            let _ = tx.send(SubscriptionEvent::V1(Box::new(e)));
+                            continue;
+                        }
+                        None => {}
                     }
-                    self.publish(event);
+                    drop(channels);
+                    if app_listens {
+                        self.publish(Event::ChannelV1(e));
+                    }
                 }
                 #[cfg(feature = "v1")]
                 Event::NotificationV1 { notification, .. } => {

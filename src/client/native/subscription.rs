@@ -71,10 +71,25 @@ impl Subscription {
         self.inner.dispatch(&self.uri, action)
     }
 
+    /// Runs `f` on this 1.0 channel's mirror (no copy), when the host speaks 1.0: the way to
+    /// read a long chat as it streams, where [`Subscription::state_v1`] would copy it per
+    /// change. `f` runs with the client's engine locked: do not call the client from inside it.
+    ///
+    /// ```no_run
+    /// # fn run(sub: &ahp_wasm::client::native::Subscription) {
+    /// use ahp_wasm::protocol::v1::ChatState;
+    /// let turns = sub.with_mirror_v1(|m| m.typed::<ChatState>().map(|c| c.state().turns.len()));
+    /// # let _ = turns; }
+    /// ```
+    #[cfg(feature = "v1")]
+    pub fn with_mirror_v1<R>(&self, f: impl FnOnce(&crate::sync::v1::AnyMirror) -> R) -> Option<R> {
+        self.inner.engine().mirror_v1(&self.uri).map(f)
+    }
+
     /// The optimistic state of this 1.0 channel (a copy), when the host speaks 1.0.
     #[cfg(feature = "v1")]
     pub fn state_v1(&self) -> Option<crate::sync::v1::AnyState> {
-        self.inner.engine().mirror_v1(&self.uri).map(|m| m.state())
+        self.with_mirror_v1(|m| m.state())
     }
 
     /// The last server-acknowledged state of this 1.0 channel (a copy).
