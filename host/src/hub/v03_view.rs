@@ -23,6 +23,10 @@ pub(super) fn check(uri: &str, state: &v03::SessionState, mirror: &Mirror) {
     for (pointer, served, derived) in &diffs {
         eprintln!("V03-VIEW-MISMATCH {uri} {pointer} {served} {derived}");
     }
+    assert!(
+        diffs.is_empty(),
+        "the served 0.3.0 state of {uri} differs from the view of its 1.0 mirror"
+    );
 }
 
 /// The 0.3.0 view of `mirror`, as JSON of the typed 0.3.0 state (so numbers take the served
@@ -82,5 +86,39 @@ fn diff(pointer: String, a: &Value, b: &Value, out: &mut Vec<(String, Value, Val
         }
         _ if a != b => out.push((pointer, a.clone(), b.clone())),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A served state whose turn text differs from the view's is reported at that leaf, and
+    /// `modifiedAt` is not compared.
+    #[test]
+    fn a_differing_turn_text_is_reported_at_its_pointer() {
+        let served: v03::SessionState = serde_json::from_value(json!({
+            "summary": {"resource": "ahp-session:/s", "provider": "p", "title": "t",
+                "status": 1, "createdAt": 1, "modifiedAt": 2},
+            "lifecycle": "ready",
+            "turns": [{"id": "t1", "message": {"text": "hello", "origin": {"kind": "user"}}, "responseParts": [],
+                "state": "complete"}],
+        }))
+        .expect("a 0.3.0 state");
+        let mut view = serde_json::to_value(&served).unwrap();
+        assert!(differences(&served, &view).is_empty());
+        view["summary"]["modifiedAt"] = json!(99);
+        assert!(differences(&served, &view).is_empty());
+        view["turns"][0]["message"]["text"] = json!("goodbye");
+        let diffs = differences(&served, &view);
+        assert_eq!(
+            diffs,
+            vec![(
+                "/turns/0/message/text".to_owned(),
+                json!("hello"),
+                json!("goodbye")
+            )]
+        );
     }
 }
