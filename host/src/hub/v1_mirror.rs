@@ -66,7 +66,10 @@ pub(super) struct Mirror {
 }
 
 /// A session's model and agent selection as 0.3.0 shows it (see [`Mirror::selection`]).
+/// Read only by the debug check of the 0.3.0 view (`v03_view.rs`) while 0.3.0 snapshots are
+/// still served from the 0.3.0 state, hence unread in release builds.
 #[derive(Clone, Default)]
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
 pub(super) struct Selection {
     pub model: Option<v03::ModelSelection>,
     pub agent: Option<v03::AgentSelection>,
