@@ -195,7 +195,12 @@ impl Hub {
             // A chat's view is not shown to 0.3.0 clients (`chat_views.rs`).
             return None;
         } else {
-            let state = &self.core.sessions.get(channel)?.state;
+            let session = self.core.sessions.get(channel)?;
+            let state = &session.state;
+            #[cfg(debug_assertions)]
+            if let Some(mirror) = &session.v1 {
+                super::v03_view::check(channel, state, mirror);
+            }
             let plain = (!apps)
                 .then(|| crate::mcp::apps::plain_state(state))
                 .flatten();

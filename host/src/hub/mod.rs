@@ -63,6 +63,8 @@ mod sessions;
 mod terminals;
 mod transform;
 mod turns;
+#[cfg(debug_assertions)]
+mod v03_view;
 mod v1;
 mod v1_channels;
 mod v1_mirror;

@@ -79,6 +79,10 @@ impl Session {
             v1: loaded
                 .v1
                 .and_then(|v1| Mirror::loaded(uri, v1))
+                .map(|mut mirror| {
+                    mirror.selection = super::v1_mirror::Selection::of(&loaded.state);
+                    mirror
+                })
                 .or_else(|| Mirror::lift(&loaded.state)),
             state: loaded.state,
             subscribers: Vec::new(),

@@ -55,6 +55,34 @@ pub(super) struct Mirror {
     since_head_bytes: usize,
     /// Lifted from a 0.3.0 state and not stored yet: the next [`Mirror::record_all`] writes it.
     pub needs_head: bool,
+    /// The model and custom agent a 0.3.0 client last chose (`session/modelChanged`,
+    /// `session/agentChanged`), shown in the session's 0.3.0 view. Host-side data kept beside
+    /// the 1.0 state, not in it: 1.0 has no session-level selection (a model is per message,
+    /// and a message's model is the one that answered, not the one chosen for what comes
+    /// next), so these actions have no 1.0 counterpart (`compat::to_v1`), and inventing 1.0
+    /// state fields would show 1.0 clients members the spec does not have. Not in the stored
+    /// 1.0 head: a loaded session takes it from its stored 0.3.0 summary, which holds it.
+    pub selection: Selection,
+}
+
+/// A session's model and agent selection as 0.3.0 shows it (see [`Mirror::selection`]).
+/// Read only by the debug check of the 0.3.0 view (`v03_view.rs`) while 0.3.0 snapshots are
+/// still served from the 0.3.0 state, hence unread in release builds.
+#[derive(Clone, Default)]
+#[cfg_attr(not(debug_assertions), allow(dead_code))]
+pub(super) struct Selection {
+    pub model: Option<v03::ModelSelection>,
+    pub agent: Option<v03::AgentSelection>,
+}
+
+impl Selection {
+    /// The selection of a 0.3.0 state.
+    pub fn of(state: &v03::SessionState) -> Selection {
+        Selection {
+            model: state.summary.model.clone(),
+            agent: state.summary.agent.clone(),
+        }
+    }
 }
 
 /// A fresh 1.0 head is written at least this often (log entries), or every this many bytes of
@@ -97,6 +125,7 @@ impl Mirror {
                     since_head: 0,
                     since_head_bytes: 0,
                     needs_head: true,
+                    selection: Selection::of(state),
                 })
             }
             Err(e) => {
@@ -139,6 +168,7 @@ impl Mirror {
             since_head,
             since_head_bytes: 0,
             needs_head: false,
+            selection: Selection::default(),
         })
     }
 
@@ -251,6 +281,13 @@ impl Mirror {
         now: f64,
     ) -> Vec<(String, Value)> {
         let mut out = Vec::new();
+        match action {
+            v03::StateAction::SessionModelChanged(a) => {
+                self.selection.model = Some(a.model.clone());
+            }
+            v03::StateAction::SessionAgentChanged(a) => self.selection.agent = a.agent.clone(),
+            _ => {}
+        }
         let Some(json) = serde_json::to_value(action).ok() else {
             return out;
         };

@@ -1,0 +1,124 @@
+//! The check that a session's two states agree (debug builds only): whenever a 0.3.0 session
+//! snapshot is served, the 0.3.0 view derived from the session's 1.0 mirror
+//! (`compat::session_state`, decoded with `compat::typed_state`) must equal the served 0.3.0
+//! state. The host keeps both; this is what lets every host test enforce that a 0.3.0 client
+//! sees each session as it would look with only its default chat.
+
+use super::v1_mirror::Mirror;
+use ahp_wasm::protocol as v03;
+use ahp_wasm::reduce::v1::from_unix_millis;
+use serde_json::Value;
+
+/// Paths not compared, with why.
+const SKIPPED: &[&str] = &[
+    // Stamped by each reducer's own clock in 0.3.0, from turn start and duration by the 1.0
+    // chat reducer: no two 0.3.0 mirrors agree on it either, so it is not part of the contract.
+    "/summary/modifiedAt",
+];
+
+/// Checks the served `state` against the view derived from `mirror`; panics on a difference
+/// (debug builds, so every test enforces it), naming each differing leaf.
+pub(super) fn check(uri: &str, state: &v03::SessionState, mirror: &Mirror) {
+    let diffs = differences(state, &derived(state, mirror));
+    for (pointer, served, derived) in &diffs {
+        eprintln!("V03-VIEW-MISMATCH {uri} {pointer} {served} {derived}");
+    }
+    assert!(
+        diffs.is_empty(),
+        "the served 0.3.0 state of {uri} differs from the view of its 1.0 mirror"
+    );
+}
+
+/// The 0.3.0 view of `mirror`, as JSON of the typed 0.3.0 state (so numbers take the served
+/// form); a view that does not decode is returned as it is, to be reported as a difference.
+fn derived(state: &v03::SessionState, mirror: &Mirror) -> Value {
+    let created = from_unix_millis(state.summary.created_at as i64).unwrap_or_default();
+    let view = crate::compat::session_state(
+        &state.summary.resource,
+        &created,
+        &mirror.session,
+        Some(&mirror.chat),
+    );
+    match crate::compat::typed_state(view.clone()) {
+        Ok(mut typed) => {
+            typed.summary.model = mirror.selection.model.clone();
+            typed.summary.agent = mirror.selection.agent.clone();
+            serde_json::to_value(typed).unwrap_or(view)
+        }
+        Err(_) => view,
+    }
+}
+
+/// Every leaf where `served` and `derived` differ, as (JSON pointer, served, derived), except
+/// the [`SKIPPED`] paths.
+pub(super) fn differences(
+    served: &v03::SessionState,
+    derived: &Value,
+) -> Vec<(String, Value, Value)> {
+    let served = serde_json::to_value(served).unwrap_or(Value::Null);
+    let mut out = Vec::new();
+    diff(String::new(), &served, derived, &mut out);
+    out
+}
+
+fn diff(pointer: String, a: &Value, b: &Value, out: &mut Vec<(String, Value, Value)>) {
+    if SKIPPED.contains(&pointer.as_str()) {
+        return;
+    }
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
+            for key in keys {
+                let null = Value::Null;
+                let escaped = key.replace('~', "~0").replace('/', "~1");
+                diff(
+                    format!("{pointer}/{escaped}"),
+                    x.get(key).unwrap_or(&null),
+                    y.get(key).unwrap_or(&null),
+                    out,
+                );
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (a, b)) in x.iter().zip(y).enumerate() {
+                diff(format!("{pointer}/{i}"), a, b, out);
+            }
+        }
+        _ if a != b => out.push((pointer, a.clone(), b.clone())),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A served state whose turn text differs from the view's is reported at that leaf, and
+    /// `modifiedAt` is not compared.
+    #[test]
+    fn a_differing_turn_text_is_reported_at_its_pointer() {
+        let served: v03::SessionState = serde_json::from_value(json!({
+            "summary": {"resource": "ahp-session:/s", "provider": "p", "title": "t",
+                "status": 1, "createdAt": 1, "modifiedAt": 2},
+            "lifecycle": "ready",
+            "turns": [{"id": "t1", "message": {"text": "hello", "origin": {"kind": "user"}}, "responseParts": [],
+                "state": "complete"}],
+        }))
+        .expect("a 0.3.0 state");
+        let mut view = serde_json::to_value(&served).unwrap();
+        assert!(differences(&served, &view).is_empty());
+        view["summary"]["modifiedAt"] = json!(99);
+        assert!(differences(&served, &view).is_empty());
+        view["turns"][0]["message"]["text"] = json!("goodbye");
+        let diffs = differences(&served, &view);
+        assert_eq!(
+            diffs,
+            vec![(
+                "/turns/0/message/text".to_owned(),
+                json!("hello"),
+                json!("goodbye")
+            )]
+        );
+    }
+}
