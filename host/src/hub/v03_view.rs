@@ -1,8 +1,8 @@
 //! The check that a session's two states agree (debug builds only): whenever a 0.3.0 session
 //! snapshot is served, the 0.3.0 view derived from the session's 1.0 mirror
 //! (`compat::session_state`, decoded with `compat::typed_state`) must equal the served 0.3.0
-//! state. The host keeps both; this is what lets every host test enforce that a 0.3.0 client
-//! sees each session as it would look with only its default chat.
+//! state. The host keeps both; this is how a test run shows that a 0.3.0 client sees each
+//! session as it would look with only its default chat (strict with `AHP_HOST_VIEW_STRICT`).
 
 use super::v1_mirror::Mirror;
 use ahp_wasm::protocol as v03;

@@ -95,17 +95,13 @@ impl Subscription {
     /// The last server-acknowledged state of this 1.0 channel (a copy).
     #[cfg(feature = "v1")]
     pub fn confirmed_state_v1(&self) -> Option<crate::sync::v1::AnyState> {
-        self.inner
-            .engine()
-            .mirror_v1(&self.uri)
-            .map(|m| m.confirmed())
+        self.with_mirror_v1(|m| m.confirmed())
     }
 
     /// Own actions awaiting their echo on this 1.0 channel.
     #[cfg(feature = "v1")]
     pub fn pending_count_v1(&self) -> usize {
-        let engine = self.inner.engine();
-        engine.mirror_v1(&self.uri).map_or(0, |m| m.pending_count())
+        self.with_mirror_v1(|m| m.pending_count()).unwrap_or(0)
     }
 
     /// Dispatches an AHP 1.0 action on this channel, when the host speaks 1.0 (see
