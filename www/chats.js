@@ -128,9 +128,8 @@ const INVALID_PARAMS = -32602;
 
 /**
  * Moves `chat` to a new session and answers that session. The host's own `newSession` move
- * first (the chat becomes the new session's default chat); a host may refuse that destination
- * kind (AHP lets it, and ahp-host does), and then the page makes a session and moves the chat
- * into it, beside that session's own default chat. If that move fails, the session made for it
+ * first (ahp-host serves it); a host may refuse that destination kind (AHP lets it), and then
+ * the page makes a session and moves the chat into it, beside that session's own default chat. If that move fails, the session made for it
  * is deleted again (nothing left behind).
  */
 async function moveToNewSession(chat) {

@@ -1,6 +1,6 @@
 //! A chat beyond a session's default one gets what the default chat has (`hub/chat_views.rs`):
 //! `completions`, terminal claims (a client's and the agent's `/run`), `moveChat` within its
-//! session (a reorder), `createChat.workingDirectories`. Bad input: a typed error, nothing
+//! session (a reorder) and to a new session, `createChat.workingDirectories`. Bad input: a typed error, nothing
 //! changed, the connection alive.
 
 mod common;
@@ -21,6 +21,21 @@ fn chats(session: &Value) -> Vec<String> {
         .iter()
         .map(|c| c["resource"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// The sessions `listSessions` names, sorted.
+async fn listed(v: &mut V1) -> Vec<String> {
+    let list = v
+        .request("listSessions", json!({"channel": ROOT_CHANNEL}))
+        .await;
+    let mut uris: Vec<String> = list["result"]["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{list}"))
+        .iter()
+        .map(|s| s["resource"].as_str().unwrap().to_owned())
+        .collect();
+    uris.sort();
+    uris
 }
 
 /// A session `s` with a second chat `c` (created with `extra` params).
@@ -229,7 +244,7 @@ async fn move_chat_within_its_session_reorders_it_and_survives_a_restart() {
             -32602,
         ),
         (
-            json!({"channel": a, "destination": {"kind": "newSession"}}),
+            json!({"channel": a, "destination": {"kind": "elsewhere"}}),
             -32602,
         ),
     ] {
@@ -279,6 +294,108 @@ async fn move_chat_within_its_session_reorders_it_and_survives_a_restart() {
     assert_eq!(chats(&v.subscribe(s).await), [b, a, d]);
     host.shutdown().await;
     tokio::time::sleep(Duration::from_millis(10)).await;
+}
+
+#[tokio::test]
+async fn move_chat_to_a_new_session_creates_it_like_the_source_and_survives_a_restart() {
+    let t = start_host().await;
+    let s = "ahp-session:/mover";
+    let c = "ahp-chat:/mover/c";
+    let mut v = V1::connect(&t.host, "mover").await;
+    let made = v
+        .request(
+            "createSession",
+            json!({"channel": s, "config": {"mode": "ask"}}),
+        )
+        .await;
+    assert!(made.get("error").is_none(), "{made}");
+    let made = v
+        .request("createChat", json!({"channel": s, "chat": c}))
+        .await;
+    assert!(made.get("error").is_none(), "{made}");
+    let before = v.turn_in(c, "t1", "moved with its turns").await;
+    let sessions = listed(&mut v).await;
+
+    let moved = v
+        .request(
+            "moveChat",
+            json!({"channel": c, "destination": {"kind": "newSession"}}),
+        )
+        .await;
+    let to = moved["result"]["session"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{moved}"))
+        .to_owned();
+    assert!(to.starts_with("ahp-session:/") && to != s, "{moved}");
+    // The root lists it; the source keeps its default chat only; the new session has the chat
+    // first, then its own default chat, and the source's working directory and config.
+    let mut now = listed(&mut v).await;
+    assert!(now.iter().any(|uri| uri == &to), "{now:?}");
+    now.retain(|uri| uri != &to);
+    assert_eq!(now, sessions);
+    assert_eq!(chats(&v.subscribe(s).await), ["ahp-chat:/mover/default"]);
+    let own_default = to.replacen("ahp-session:/", "ahp-chat:/", 1) + "/default";
+    let source = v.subscribe(s).await;
+    let session = v.subscribe(&to).await;
+    assert_eq!(chats(&session), [c, own_default.as_str()], "{session}");
+    assert_eq!(
+        session["state"]["defaultChat"],
+        json!(own_default),
+        "{session}"
+    );
+    for key in ["workingDirectories", "config"] {
+        assert_eq!(session["state"][key], source["state"][key], "{key}");
+    }
+    assert_eq!(
+        session["state"]["config"]["values"]["mode"], "ask",
+        "{session}"
+    );
+    // The chat kept its URI and turns, and still runs turns there.
+    let chat = v.subscribe(c).await;
+    assert_eq!(chat["state"]["turns"], before["state"]["turns"]);
+    v.turn_in(c, "t2", "after the move").await;
+    v.c.close().await;
+
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    let host = restart(data.path(), work.path()).await;
+    let mut v = V1::connect(&host, "mover-2").await;
+    assert_eq!(chats(&v.subscribe(&to).await), [c, own_default.as_str()]);
+    let chat = v.subscribe(c).await;
+    assert_eq!(
+        chat["state"]["turns"].as_array().map_or(0, Vec::len),
+        2,
+        "{chat}"
+    );
+    host.shutdown().await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}
+
+#[tokio::test]
+async fn a_move_to_a_new_session_the_host_cannot_make_changes_nothing() {
+    // The session and its second chat fill the host (chats count as sessions here).
+    let t = start_host_with(|c| c.limits.max_sessions = 2).await;
+    let (s, c) = ("ahp-session:/full", "ahp-chat:/full/c");
+    let mut v = V1::connect(&t.host, "full").await;
+    session_with_chat(&mut v, s, c, json!({})).await;
+    let before = listed(&mut v).await;
+    let refused = v
+        .request(
+            "moveChat",
+            json!({"channel": c, "destination": {"kind": "newSession"}}),
+        )
+        .await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("at most 2 sessions")),
+        "{refused}"
+    );
+    v.alive().await;
+    assert_eq!(listed(&mut v).await, before);
+    assert_eq!(chats(&v.subscribe(s).await), ["ahp-chat:/full/default", c]);
+    t.host.shutdown().await;
 }
 
 #[tokio::test]

@@ -432,8 +432,8 @@ test('the page: live sessions, streaming replies, tool confirmation, identical s
     await question.locator('[data-testid=input-submit]').click();
     await waitIdle(a, 3);
 
-    // --- Move: the second chat goes "to a new session" (this host refuses the `newSession`
-    // destination, so the page makes a session and moves the chat into it); the page follows
+    // --- Move: the second chat goes "to a new session" (the host's `newSession` destination:
+    // it makes the session and moves the chat into it); the page follows
     // it there with its turns, B lists the new session, and the old one keeps its default chat.
     await a.click(`[data-testid=chat-item][data-uri="${created}"]`);
     await a.waitForFunction((chat) => window.__ahp.chat?.uri === chat, created);

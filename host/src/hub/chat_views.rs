@@ -17,7 +17,7 @@ use super::base::Core;
 use super::commands::{invalid, session_not_found};
 use super::input_needed;
 use super::sessions::Session;
-use super::turns::new_turn_id;
+use super::turns::{new_id, new_turn_id};
 use super::v1_mirror::{activity_changed, envelope_frame, is_chat_view, CHAT_PREFIX};
 use super::v1_root::summary_status;
 use super::{fanout, ConnId, Hub};
@@ -351,13 +351,16 @@ impl Hub {
         Ok(())
     }
 
-    /// `moveChat` to an existing session: the chat keeps its URI, state and agent; its entry
-    /// leaves the source session's `chats` and joins the destination's (placed first, or after
-    /// `after`); to its own session, only its entry moves (`session/chatsReordered`).
+    /// `moveChat`: the chat keeps its URI, state and agent; its entry leaves the source
+    /// session's `chats` and joins the destination's (placed first, or after `after`); to its
+    /// own session, only its entry moves (`session/chatsReordered`).
     ///
-    /// A new session as the destination is refused (the spec lets a host refuse a destination
-    /// kind): it would make the chat that session's default one, and here a session's default
-    /// chat is `ahp-chat:/<session id>/default`, which a chat that keeps its URI cannot be.
+    /// To a new session: the host creates one as `createSession` would, with the source
+    /// session's provider, model, agent, working directory and config, and moves the chat in
+    /// first. That session has its own default chat (`<session>/default`, as every session
+    /// here): the moved chat keeps its URI, so it cannot become the default one, and the spec
+    /// lets the default chat be any chat of the session. Every check runs before the session
+    /// is created, so a refused move leaves nothing behind.
     pub(super) fn move_chat_v1(
         &mut self,
         conn: ConnId,
@@ -365,13 +368,6 @@ impl Hub {
         p: v1::MoveChatParams,
     ) -> Result<(), ErrorObject> {
         let chat = p.channel;
-        let v1::ChatMoveDestination::Session(to) = p.destination else {
-            return Err(invalid(
-                "this host moves chats to an existing session only (a new session's chat would \
-                 be its default one, ahp-chat:/<session id>/default, which a moved chat that \
-                 keeps its URI cannot be)",
-            ));
-        };
         let from = self
             .core
             .sessions
@@ -384,6 +380,16 @@ impl Hub {
                     ErrorObject::new(errors::NOT_FOUND, "no such chat")
                 }
             })?;
+        let to = match p.destination {
+            v1::ChatMoveDestination::Session(to) => to,
+            v1::ChatMoveDestination::NewSession(_) => self.session_for_moved_chat(conn, &from)?,
+            v1::ChatMoveDestination::Unknown(other) => {
+                return Err(invalid(format!(
+                    "unknown move destination kind {:?} (this host knows session and newSession)",
+                    other.tag()
+                )))
+            }
+        };
         let target = self
             .core
             .sessions
@@ -448,6 +454,43 @@ impl Hub {
         self.core
             .respond(conn, id, &json!({ "session": to.session }));
         Ok(())
+    }
+
+    /// `moveChat`'s `newSession` destination: a session created as `createSession` would (the
+    /// requester's right to the built-in agent checked), like the chat's session `from`.
+    fn session_for_moved_chat(
+        &mut self,
+        conn: ConnId,
+        from: &str,
+    ) -> Result<v1::ChatMoveToSessionDestination, ErrorObject> {
+        let source = &self
+            .core
+            .sessions
+            .get(from)
+            .ok_or_else(|| session_not_found(from))?
+            .state;
+        let summary = &source.summary;
+        if self.model_agent(&summary.provider).is_none() {
+            self.agent_usable(conn)?;
+        }
+        let session = format!("ahp-session:/{}", new_id());
+        let params = v03::CreateSessionParams {
+            channel: session.clone(),
+            provider: Some(summary.provider.clone()),
+            model: summary.model.clone(),
+            agent: summary.agent.clone(),
+            working_directory: summary.working_directory.clone(),
+            fork: None,
+            config: source.config.as_ref().map(|c| c.values.clone()),
+            active_client: None,
+            extra: Default::default(),
+        };
+        self.open_session(None, params, None)?;
+        Ok(v1::ChatMoveToSessionDestination {
+            session,
+            after: None,
+            extra: Default::default(),
+        })
     }
 
     /// Drops chat view `chat`: its agent stopped, its subscribers let go, its stored state

@@ -28,9 +28,14 @@ pub(super) fn interrupted(turn_id: &str) -> StateAction {
 }
 
 pub(super) fn new_turn_id() -> String {
+    format!("turn-{}", new_id())
+}
+
+/// 16 hex digits from the OS random source: ids of turns, runs and sessions the host makes.
+pub(super) fn new_id() -> String {
     let mut bytes = [0u8; 8];
     let _ = getrandom::fill(&mut bytes);
-    format!("turn-{}", crate::security::hex(&bytes))
+    crate::security::hex(&bytes)
 }
 
 impl Hub {

@@ -13,6 +13,7 @@ use super::{
 };
 use crate::bus::HubMsg;
 use crate::hub::commands::invalid;
+use crate::hub::turns::new_id;
 use crate::hub::{ConnId, Hub};
 use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::errors;
@@ -307,9 +308,7 @@ impl Hub {
         origin: Value,
         request_id: Option<String>,
     ) -> String {
-        let mut bytes = [0u8; 8];
-        let _ = getrandom::fill(&mut bytes);
-        let id = crate::security::hex(&bytes);
+        let id = new_id();
         let run_uri = format!("{RUN_PREFIX}{id}");
         let created = now_iso();
         let state = json!({
