@@ -26,7 +26,7 @@ use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::errors;
 use ahp_wasm::protocol::jsonrpc::{EmptyResult, ErrorObject, RequestId};
 use ahp_wasm::protocol::v1;
-use ahp_wasm::reduce::v1::session_reducer;
+use ahp_wasm::reduce::v1::{chat_reducer, session_reducer};
 use ahp_wasm::reduce::{Clock, SystemClock};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -34,6 +34,18 @@ use std::sync::Arc;
 
 /// Longest chat URI accepted.
 const MAX_CHAT_URI: usize = 256;
+
+/// What a new chat starts with: none for a plain one; a fork's or side chat's, its source's
+/// turns (as 0.3.0 and 1.0 have them) and its `origin`.
+#[derive(Default)]
+struct Seed {
+    turns: Vec<Arc<v03::Turn>>,
+    turns_v1: Option<Vec<Arc<v1::Turn>>>,
+    origin: Option<v1::ChatOrigin>,
+}
+
+/// Longest selected text a side chat keeps (`createChat`'s `source.selection.text`), bytes.
+const MAX_SELECTION: usize = 64 * 1024;
 
 /// Gives each chat view loaded from the database its session (the one whose 1.0 `chats`
 /// names it); the views no session names (none should be: both are written in one
@@ -194,7 +206,8 @@ impl Core {
 
 impl Hub {
     /// `createChat`: a new chat of session `channel` at the client's URI under it, with the
-    /// session's agent and settings and no turns; `initialMessage` starts its first turn.
+    /// session's agent and settings and no turns (a fork's or side chat's, its source's through
+    /// `source.turnId`); `initialMessage` starts its first turn.
     pub(super) fn create_chat_v1(
         &mut self,
         conn: ConnId,
@@ -202,12 +215,9 @@ impl Hub {
         p: v1::CreateChatParams,
     ) -> Result<(), ErrorObject> {
         let parent = p.channel;
-        let session = self
-            .core
-            .sessions
-            .get(&parent)
-            .filter(|_| !is_chat_view(&parent))
-            .ok_or_else(|| session_not_found(&parent))?;
+        if is_chat_view(&parent) || !self.core.sessions.contains_key(&parent) {
+            return Err(session_not_found(&parent));
+        }
         if !chat_uri_ok(&p.chat, &parent) {
             return Err(invalid(format!(
                 "`chat` must be ahp-chat:/<session id>/<name> of this session (the name not \
@@ -220,9 +230,11 @@ impl Hub {
                 "a chat with this URI exists",
             ));
         }
-        if p.source.is_some() {
-            return Err(invalid("this host creates no forks or side chats"));
-        }
+        let seed = match &p.source {
+            Some(source) => self.chat_source(&parent, source)?,
+            None => Seed::default(),
+        };
+        let session = &self.core.sessions[&parent];
         // The spec: every entry MUST be one of the session's working directories.
         if let Some(dirs) = &p.working_directories {
             let of_session = session
@@ -266,7 +278,7 @@ impl Hub {
         state.summary.extra.remove("origin");
         state.lifecycle = v03::SessionLifecycle::Creating;
         state.creation_error = None;
-        state.turns.clear();
+        state.turns = seed.turns;
         state.active_turn = None;
         state.steering_message = None;
         state.queued_messages = None;
@@ -285,8 +297,13 @@ impl Hub {
             m.chat
                 .working_directories
                 .clone_from(&p.working_directories);
+            m.chat.origin.clone_from(&seed.origin);
+            if let Some(turns) = seed.turns_v1 {
+                m.chat.turns = turns;
+            }
             let entry = m.session.chats.iter_mut().find(|c| c.resource == p.chat)?;
             entry.movable = Some(true);
+            entry.origin = seed.origin;
             entry.working_directories.clone_from(&p.working_directories);
             Some(entry.clone())
         });
@@ -349,6 +366,104 @@ impl Hub {
         actions.push(json!({ "type": "session/chatRemoved", "chat": chat }));
         self.core.v1_to_parent(&parent, actions);
         Ok(())
+    }
+
+    /// What `createChat`'s `source` gives the new chat: the source chat's turns through
+    /// `turnId` and the chat's `origin`. A fork takes a completed turn; a side chat may also
+    /// take the source's active turn, as far as it went (each state's reducer ends a copy of it
+    /// as cancelled, so it is kept as a finished turn), and keeps the selected text it names.
+    fn chat_source(&self, parent: &str, source: &v1::ChatSource) -> Result<Seed, ErrorObject> {
+        let (chat, turn_id) = match source {
+            v1::ChatSource::Fork(f) => (&f.chat, &f.turn_id),
+            v1::ChatSource::SideChat(s) => (&s.chat, &s.turn_id),
+            v1::ChatSource::Unknown(other) => {
+                return Err(invalid(format!(
+                    "unknown chat source kind {:?} (this host knows fork and sideChat)",
+                    other.tag()
+                )))
+            }
+        };
+        // A session's default chat is the session's own state here; another chat, its view.
+        let of_session = if compat::default_chat_uri(parent) == *chat {
+            self.core.sessions.get(parent)
+        } else {
+            self.core
+                .sessions
+                .get(chat)
+                .filter(|view| view.v1.as_ref().and_then(|m| m.parent.as_deref()) == Some(parent))
+        }
+        .ok_or_else(|| invalid("`source.chat` names no chat of this session"))?;
+        let state = &of_session.state;
+        let active = state.active_turn.as_ref().is_some_and(|t| &t.id == turn_id);
+        let turns = match (source, state.turns.iter().position(|t| &t.id == turn_id)) {
+            (_, Some(end)) => state.turns[..=end].to_vec(),
+            (v1::ChatSource::SideChat(_), None) if active => {
+                let mut copy = state.clone();
+                let end = v03::StateAction::SessionTurnCancelled(v03::SessionTurnCancelledAction {
+                    turn_id: turn_id.clone(),
+                    extra: Default::default(),
+                });
+                ahp_wasm::reduce::session_reducer(&mut copy, &end, &SystemClock);
+                copy.turns
+            }
+            (v1::ChatSource::Fork(_), None) => {
+                return Err(invalid(
+                    "`source.turnId` names no completed turn of the source chat (a fork starts \
+                     from a completed turn)",
+                ))
+            }
+            _ => return Err(invalid("`source.turnId` names no turn of the source chat")),
+        };
+        // The same turns as 1.0 has them (with what 0.3.0 lacks, e.g. `startedAt`).
+        let turns_v1 = of_session.v1.as_ref().and_then(|m| {
+            let chat = &m.chat;
+            if let Some(end) = chat.turns.iter().position(|t| &t.id == turn_id) {
+                return Some(chat.turns[..=end].to_vec());
+            }
+            let started = chat.active_turn.as_ref().filter(|t| &t.id == turn_id)?;
+            let duration = started
+                .started_at
+                .parse::<jiff::Timestamp>()
+                .map_or(0, |at| (jiff::Timestamp::now() - at).get_milliseconds());
+            let end = v1::StateAction::ChatTurnCancelled(v1::ChatTurnCancelledAction {
+                turn_id: turn_id.clone(),
+                duration: duration.max(0),
+                meta: None,
+                extra: Default::default(),
+            });
+            let mut copy = chat.clone();
+            chat_reducer(&mut copy, &end)
+                .is_applied()
+                .then_some(copy.turns)
+        });
+        let origin = match source {
+            v1::ChatSource::Fork(f) => v1::ChatOrigin::Fork(v1::ChatOriginFork {
+                chat: f.chat.clone(),
+                turn_id: f.turn_id.clone(),
+                extra: Default::default(),
+            }),
+            v1::ChatSource::SideChat(s) => {
+                if let Some(selection) = &s.selection {
+                    if selection.text.is_empty() || selection.text.len() > MAX_SELECTION {
+                        return Err(invalid(format!(
+                            "`source.selection.text` must be 1 to {MAX_SELECTION} bytes"
+                        )));
+                    }
+                }
+                v1::ChatOrigin::SideChat(v1::ChatOriginSideChat {
+                    chat: s.chat.clone(),
+                    turn_id: s.turn_id.clone(),
+                    selection: s.selection.clone(),
+                    extra: Default::default(),
+                })
+            }
+            v1::ChatSource::Unknown(_) => unreachable!("refused above"),
+        };
+        Ok(Seed {
+            turns,
+            turns_v1,
+            origin: Some(origin),
+        })
     }
 
     /// `moveChat`: the chat keeps its URI, state and agent; its entry leaves the source

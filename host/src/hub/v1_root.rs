@@ -20,7 +20,26 @@ use std::sync::Arc;
 pub(super) fn root_state(root: &v03::RootState) -> Option<v1::RootState> {
     let mut json = serde_json::to_value(root).ok()?;
     compat::root_v1(&mut json);
+    advertise_chats(&mut json);
     serde_json::from_value(json).ok()
+}
+
+/// Every agent of this host runs any number of chats in a session, forks and side chats
+/// (`chat_views.rs`): its 1.0 `AgentInfo` says so (`capabilities.multipleChats`, without which
+/// a client must not call `createChat`). 0.3.0 has no such member. `json` is the root state or
+/// a `root/agentsChanged`.
+fn advertise_chats(json: &mut Value) {
+    let Some(agents) = json.get_mut("agents").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for agent in agents.iter_mut().filter_map(Value::as_object_mut) {
+        let capabilities = agent.entry("capabilities").or_insert_with(|| json!({}));
+        if let Some(capabilities) = capabilities.as_object_mut() {
+            capabilities
+                .entry("multipleChats")
+                .or_insert_with(|| json!({ "fork": true, "sideChat": true }));
+        }
+    }
 }
 
 /// The 1.0 form of a 0.3.0 root action (the root actions are the same in both but for
@@ -28,6 +47,7 @@ pub(super) fn root_state(root: &v03::RootState) -> Option<v1::RootState> {
 pub(super) fn root_action(action: &v03::StateAction) -> Option<Value> {
     let mut json = serde_json::to_value(action).ok()?;
     compat::root_v1(&mut json);
+    advertise_chats(&mut json);
     let typed: v1::StateAction = serde_json::from_value(json.clone()).ok()?;
     (!matches!(typed, v1::StateAction::Unknown(_))).then_some(json)
 }
