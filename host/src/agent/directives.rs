@@ -44,12 +44,15 @@ pub enum Directive {
     /// `/prompt`: shows the turn's system prompt (after customizations and transforms).
     Prompt,
     /// `/run [--timeout <secs>] <command>`: runs the command in a terminal of the session
-    /// (see `run.rs`).
+    /// (see `run.rs`); `/run --background <command>` leaves it running there as the chat's
+    /// background work.
     Run {
         /// The command line.
         command: String,
         /// How long to wait for it, in seconds.
         timeout_secs: u64,
+        /// The call returns once the command started; it runs on as background work.
+        background: bool,
     },
     /// `/annotate <file>:<line> <text>`: an annotation on line `line` (1-based) of a file of
     /// the working directory, in the session's annotations channel (`hub/annotations.rs`).
@@ -318,8 +321,19 @@ fn parse_line(line: &str) -> Option<Directive> {
     })
 }
 
-/// `[--timeout <secs>] <command>`.
+/// `[--timeout <secs>] <command>` or `--background <command>`.
 fn parse_run(arg: &str) -> Option<Directive> {
+    let flag = arg
+        .strip_prefix("--background")
+        .filter(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace));
+    if let Some(rest) = flag {
+        let command = rest.trim();
+        return (!command.is_empty()).then(|| Directive::Run {
+            command: command.into(),
+            timeout_secs: RUN_TIMEOUT_SECS.0,
+            background: true,
+        });
+    }
     let (timeout_secs, command) = match arg.strip_prefix("--timeout") {
         Some(rest) if rest.starts_with(char::is_whitespace) => {
             let (secs, command) = rest.trim_start().split_once(char::is_whitespace)?;
@@ -334,6 +348,7 @@ fn parse_run(arg: &str) -> Option<Directive> {
     Some(Directive::Run {
         command: command.into(),
         timeout_secs,
+        background: false,
     })
 }
 
@@ -474,15 +489,31 @@ mod tests {
             ]
         );
         assert_eq!(
-            parse("/run echo hi\n/run --timeout 2 sleep 9\n/run\n/run --timeout x y").directives,
+            parse(
+                "/run echo hi\n/run --timeout 2 sleep 9\n/run\n/run --timeout x y\n\
+                 /run --background sleep 5\n/run --background\n/run --backgroundx"
+            )
+            .directives,
             vec![
                 Run {
                     command: "echo hi".into(),
-                    timeout_secs: RUN_TIMEOUT_SECS.0
+                    timeout_secs: RUN_TIMEOUT_SECS.0,
+                    background: false,
                 },
                 Run {
                     command: "sleep 9".into(),
-                    timeout_secs: 2
+                    timeout_secs: 2,
+                    background: false,
+                },
+                Run {
+                    command: "sleep 5".into(),
+                    timeout_secs: RUN_TIMEOUT_SECS.0,
+                    background: true,
+                },
+                Run {
+                    command: "--backgroundx".into(),
+                    timeout_secs: RUN_TIMEOUT_SECS.0,
+                    background: false,
                 },
             ]
         );

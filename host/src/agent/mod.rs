@@ -299,7 +299,11 @@ impl Turn {
             Directive::Run {
                 command,
                 timeout_secs,
-            } => self.run_in_terminal(command, timeout_secs).await?,
+                background,
+            } => {
+                self.run_in_terminal(command, timeout_secs, background)
+                    .await?
+            }
             Directive::Write { path, text } => self.write_file(path, text).await?,
             Directive::Ask(question) => self.ask(question).await?,
             Directive::Fail(message) => {

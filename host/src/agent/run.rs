@@ -8,6 +8,10 @@
 //! and watch it live. The result carries the same link, the exit code of the command's process
 //! and the end of the output as text. A command running past its timeout gets Ctrl-C and the
 //! call fails.
+//!
+//! `/run --background <command>`: the call completes as soon as the command started (its
+//! result links to the terminal); the command runs on, listed in the chat's `backgroundWork`
+//! until its process exits or its terminal goes (the hub keeps that list).
 
 use super::calls::{self, text_content};
 use super::{Step, Stopped, Turn};
@@ -16,11 +20,19 @@ use ahp_wasm::protocol::*;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
+/// A started run: its terminal, the call's link to it, its end.
+type Started = (String, ToolResultContent, oneshot::Receiver<RunOutcome>);
+
 /// How long the hub gets to answer once the timeout passed (it interrupts the command).
 const AFTER_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl Turn {
-    pub(super) async fn run_in_terminal(&mut self, command: String, timeout_secs: u64) -> Step {
+    pub(super) async fn run_in_terminal(
+        &mut self,
+        command: String,
+        timeout_secs: u64,
+        background: bool,
+    ) -> Step {
         let id = self
             .tool_start("run_in_terminal", "Run in terminal", None, None)
             .await?;
@@ -28,8 +40,77 @@ impl Turn {
         let input = serde_json::json!({ "command": command }).to_string();
         self.tool_ready(&id, invocation, input, None).await?;
         self.markdown = None;
-        let (said, _) = self.terminal_command(&id, &command, timeout_secs).await?;
+        let (said, _) = if background {
+            self.background_command(&id, &command).await?
+        } else {
+            self.terminal_command(&id, &command, timeout_secs).await?
+        };
         self.say(&said).await
+    }
+
+    /// Starts `command` for started call `id` in a terminal of the session, left running as
+    /// the chat's background work, and completes the call at once.
+    async fn background_command(
+        &mut self,
+        id: &str,
+        command: &str,
+    ) -> Result<(String, ToolCallResult), Stopped> {
+        let (_, link, _done) = match self.start_command(id, command, true).await? {
+            Ok(started) => started,
+            Err(why) => return self.run_failed(id, command, None, why).await,
+        };
+        let summary = format!("`{command}` runs in the background");
+        let result = self
+            .complete_run(id, true, &summary, vec![link], None)
+            .await?;
+        Ok((format!("\n\n{summary}.\n\n"), result))
+    }
+
+    /// Asks the hub to start `command` for call `id` in a terminal of its own; once on its
+    /// way, links the call to that terminal. The terminal, the link and the run's end, or why
+    /// it did not start.
+    async fn start_command(
+        &mut self,
+        id: &str,
+        command: &str,
+        background: bool,
+    ) -> Result<Result<Started, String>, Stopped> {
+        let (started_tx, started) = oneshot::channel();
+        let (done_tx, done) = oneshot::channel();
+        let request = RunRequest {
+            session: self.job.channel.clone(),
+            turn_id: self.job.turn_id.clone(),
+            tool_call_id: id.to_owned(),
+            command: command.to_owned(),
+            background,
+            started: started_tx,
+            done: done_tx,
+        };
+        self.hub
+            .send(HubMsg::TerminalRun(Box::new(RunMsg::Start(request))))
+            .await
+            .map_err(|_| Stopped)?;
+        let (uri, title) = match started.await {
+            Ok(Ok(started)) => started,
+            Ok(Err(why)) => return Ok(Err(why)),
+            Err(_) => return Err(Stopped),
+        };
+        let link = ToolResultContent::Terminal(ToolResultTerminalContent {
+            resource: uri.clone(),
+            title,
+            extra: Default::default(),
+        });
+        self.emit(vec![StateAction::SessionToolCallContentChanged(Box::new(
+            SessionToolCallContentChangedAction {
+                turn_id: self.job.turn_id.clone(),
+                tool_call_id: id.to_owned(),
+                meta: None,
+                content: vec![link.clone()],
+                extra: Default::default(),
+            },
+        ))])
+        .await?;
+        Ok(Ok((uri, link, done)))
     }
 
     /// Runs `command` for started call `id` in a terminal of the session and completes the
@@ -41,40 +122,10 @@ impl Turn {
         timeout_secs: u64,
     ) -> Result<(String, ToolCallResult), Stopped> {
         let (id, command) = (id.to_owned(), command.to_owned());
-        let (started_tx, started) = oneshot::channel();
-        let (done_tx, mut done) = oneshot::channel();
-        let request = RunRequest {
-            session: self.job.channel.clone(),
-            turn_id: self.job.turn_id.clone(),
-            tool_call_id: id.clone(),
-            command: command.clone(),
-            started: started_tx,
-            done: done_tx,
+        let (uri, link, mut done) = match self.start_command(&id, &command, false).await? {
+            Ok(started) => started,
+            Err(why) => return self.run_failed(&id, &command, None, why).await,
         };
-        self.hub
-            .send(HubMsg::TerminalRun(Box::new(RunMsg::Start(request))))
-            .await
-            .map_err(|_| Stopped)?;
-        let (uri, title) = match started.await {
-            Ok(Ok(started)) => started,
-            Ok(Err(why)) => return self.run_failed(&id, &command, None, why).await,
-            Err(_) => return Err(Stopped),
-        };
-        let link = ToolResultContent::Terminal(ToolResultTerminalContent {
-            resource: uri.clone(),
-            title,
-            extra: Default::default(),
-        });
-        self.emit(vec![StateAction::SessionToolCallContentChanged(Box::new(
-            SessionToolCallContentChangedAction {
-                turn_id: self.job.turn_id.clone(),
-                tool_call_id: id.clone(),
-                meta: None,
-                content: vec![link.clone()],
-                extra: Default::default(),
-            },
-        ))])
-        .await?;
         let timeout = Duration::from_secs(timeout_secs);
         let outcome = match tokio::time::timeout(timeout, &mut done).await {
             Ok(outcome) => outcome,

@@ -74,6 +74,8 @@ pub struct RunRequest {
     pub tool_call_id: String,
     /// The command line.
     pub command: String,
+    /// Left running as the chat's background work once started (the call does not wait).
+    pub background: bool,
     /// The terminal's URI and title once the command is on its way, or why not.
     pub started: oneshot::Sender<Result<(String, String), String>>,
     /// The end of the run.

@@ -156,7 +156,9 @@ impl Mirror {
             return None;
         };
         let persisted_turns = persisted_turns.get(i).copied().unwrap_or(0);
-        let chat = head.chats.into_iter().nth(i)?;
+        let mut chat = head.chats.into_iter().nth(i)?;
+        // Its background work ran in processes of the host that stored it, gone now.
+        chat.background_work = None;
         Some(Mirror {
             session: head.session,
             chat,

@@ -106,6 +106,9 @@ impl Terminals {
             return false;
         };
         terminal.pty.kill();
+        if let Some(run) = &terminal.run {
+            run.end_background(core);
+        }
         for sub in &terminal.subscribers {
             if let Some(c) = core.conns.get_mut(sub) {
                 c.subs.remove(uri);

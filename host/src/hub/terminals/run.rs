@@ -19,9 +19,12 @@
 
 use super::{NewTerminal, Owner};
 use crate::bus::{RunEnd as End, RunMsg, RunOutcome, RunRequest, ShellEvent};
+use crate::hub::automations::schedule::now_iso;
+use crate::hub::base::Core;
 use crate::hub::Hub;
 use crate::terminals::{Program, MAX_TERMINALS};
 use ahp_wasm::protocol::*;
+use serde_json::json;
 use std::time::Instant;
 use tokio::sync::oneshot;
 
@@ -50,6 +53,20 @@ pub(in crate::hub) struct Run {
     session: String,
     tool_call_id: String,
     done: oneshot::Sender<RunOutcome>,
+    /// A background run (`/run --background`): the id of its entry in the chat's
+    /// `backgroundWork` (the terminal's URI).
+    background: Option<String>,
+}
+
+impl Run {
+    /// Takes a background run's entry out of its chat's `backgroundWork` (its process ended,
+    /// a client took its terminal, or the terminal went).
+    pub(in crate::hub) fn end_background(&self, core: &mut Core) {
+        if let Some(id) = &self.background {
+            let removed = json!({ "type": "chat/backgroundWorkRemoved", "id": id });
+            core.v1_chat_action(&self.session, removed);
+        }
+    }
 }
 
 fn now_ms() -> f64 {
@@ -228,6 +245,15 @@ impl Hub {
                 extra: Default::default(),
             }),
         );
+        // A background run is the chat's background work until it ends.
+        let background = req.background.then(|| uri.clone());
+        if background.is_some() {
+            let set = json!({ "type": "chat/backgroundWorkSet", "work": {
+                "kind": "shell", "id": uri, "label": title, "startedAt": now_iso(),
+                "command": req.command, "terminal": uri,
+            }});
+            self.core.v1_chat_action(&req.session, set);
+        }
         self.command_executed(&uri, req.command);
         self.terminals.update_root(&mut self.core);
         let terminal = self.terminals.map.get_mut(&uri).expect("made above");
@@ -235,6 +261,7 @@ impl Hub {
             session: req.session,
             tool_call_id: req.tool_call_id,
             done: req.done,
+            background,
         });
         let _ = req.started.send(Ok((uri, title)));
     }
@@ -278,6 +305,7 @@ impl Hub {
         else {
             return;
         };
+        run.end_background(&mut self.core);
         let state = &self.terminals.map[channel].state;
         let output = state
             .content
