@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Refreshes the committed screenshots of the page (docs/screenshots/, listed in its README.md):
-# runs the three browser tests that take them (page-e2e, annotations, provider-session; they
+# runs the browser tests that take them (page-e2e, annotations, provider-session, chat-sources; they
 # write to target/screenshots/, which is not committed) and copies their PNGs into
 # docs/screenshots/, run through `optipng` when it is installed (Debian's optipng; lossless).
 # The test suite itself never writes into docs/ (CI must leave the tree clean): only this does.
@@ -22,7 +22,7 @@ esac
 # The screenshots the README describes; any other PNG in target/screenshots/ is not copied.
 names=(page panel-tools panel-customizations panel-mcp panel-changes panel-annotations
   panel-automations panel-terminal panel-canvases annotations-panel annotations-canvas
-  provider-session)
+  provider-session chat-fork)
 src=target/screenshots
 dst=docs/screenshots
 
@@ -30,7 +30,8 @@ if [ -n "$run" ]; then
   [ -f pkg/web.js ] || die "pkg/ is not built; run scripts/build-pkg.sh first"
   rm -rf "$src"
   node --experimental-websocket --test tests/browser/page-e2e.test.mjs \
-    tests/browser/annotations.test.mjs tests/browser/provider-session.test.mjs ||
+    tests/browser/annotations.test.mjs tests/browser/provider-session.test.mjs \
+    tests/browser/chat-sources.test.mjs ||
     die "the browser tests failed; nothing copied"
 fi
 

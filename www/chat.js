@@ -26,6 +26,7 @@ export function closeChat(cur) {
   $('log').replaceChildren();
   $('inputs').replaceChildren();
   $('queued').replaceChildren();
+  renderBackgroundWork([]);
   $('cancel-turn').hidden = true;
   $('message').disabled = true;
   $('send').disabled = true;
@@ -90,6 +91,12 @@ const chatCtx = {
     dispatchChat(answers ? { type: 'chat/inputCompleted', requestId, response, answers }
       : { type: 'chat/inputCompleted', requestId, response });
   },
+  /** Whether the open session's agent offers forks (`capabilities.multipleChats.fork`). */
+  canFork() {
+    const provider = app.current?.sub?.state?.provider;
+    const agent = app.root?.state?.agents?.find((a) => a.provider === provider);
+    return agent?.capabilities?.multipleChats?.fork === true;
+  },
   /** Renders an MCP App tool call's View into `element` (a tool call of the open chat). */
   mountApp(element, toolCallId) {
     const cur = app.current;
@@ -98,6 +105,15 @@ const chatCtx = {
     chat.apps.push(mountApp(element, cur.uri, chat.uri, toolCallId));
   },
 };
+
+/** What the chat's agent runs on after the tool call that started it (`backgroundWork`). */
+function renderBackgroundWork(work) {
+  const box = $('background-work');
+  box.hidden = work.length === 0;
+  box.replaceChildren(...work.map((w) => h('span', {
+    class: 'work', title: String(w.terminal ?? w.id), dataset: { testid: 'background-work-entry', id: String(w.id) },
+  }, `In the background: ${String(w.kind === 'shell' ? w.command : w.label)}`)));
+}
 
 /** The questions of the active turn still waiting for an answer (1.0: `inputRequest` parts). */
 function openRequests(state) {
@@ -115,6 +131,7 @@ function renderChat(chat) {
 
   renderTurns(chat, false, last);
   $('cancel-turn').hidden = !state.activeTurn;
+  if (state.backgroundWork !== last.state?.backgroundWork) renderBackgroundWork(state.backgroundWork ?? []);
   if (state.canvases !== last.state?.canvases) syncCanvases(chat, state.canvases);
 
   if (state.activeTurn !== last.state?.activeTurn) {

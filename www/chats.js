@@ -1,7 +1,8 @@
 // The chat bar of the open session: its chats (the session state's `chats`, in the host's
 // order) as tabs, the open one marked; New chat (`createChat`), Archive / Unarchive
 // (`chat/isArchivedChanged` on the chat), Move to another session (`moveChat`, for a chat the
-// host marks `movable`) and Delete (`disposeChat`). A command the host refuses shows its error; nothing else changes. Archived
+// host marks `movable`), Delete (`disposeChat`) and Fork on a completed turn (`createChat` with
+// a fork `source`). A command the host refuses shows its error; nothing else changes. Archived
 // chats are listed only with "archived" ticked (or when open).
 
 import { app } from './state.js';
@@ -157,6 +158,21 @@ export function initChats({ openSession }) {
   });
   $('show-archived').addEventListener('change', () => {
     if (app.current?.sub) renderBar(app.current, app.current.sub.state?.chats ?? [], app.current.chat?.uri);
+  });
+  // Fork (a completed turn's button, turns.js): a new chat with the open chat's turns through
+  // that one, opened at once.
+  $('log').addEventListener('click', async (ev) => {
+    const button = ev.target.closest('button[data-testid=turn-fork]');
+    const cur = app.current;
+    const from = cur?.chat?.uri;
+    if (!button || !from) return;
+    const chat = `ahp-chat:/${uuid()}`;
+    const source = { kind: 'fork', chat: from, turnId: button.dataset.turnId };
+    const made = await command('Fork', async () => {
+      await app.client.createChat({ channel: cur.uri, chat, source });
+      return true;
+    });
+    if (made && app.current === cur) await renderChats(cur, chat).catch((e) => showError('Open chat', e));
   });
   $('new-chat').addEventListener('click', async () => {
     const cur = app.current;

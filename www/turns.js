@@ -145,7 +145,11 @@ export class TurnView {
     this.userEl = h('div', { class: 'user', dataset: { testid: 'user-message' } });
     this.partsEl = h('div', { class: 'parts' });
     this.endEl = h('div', { class: 'turn-end', dataset: { testid: 'turn-end' }, hidden: true });
-    this.el = h('article', { class: 'turn', dataset: { testid: 'turn', turnId: id } }, this.userEl, this.partsEl, this.endEl);
+    // Fork: a new chat of the session with the turns through this one (chats.js handles it).
+    this.forkEl = h('button', { type: 'button', dataset: { testid: 'turn-fork', turnId: id }, hidden: true,
+      title: 'A new chat with the conversation up to here' }, 'Fork');
+    this.el = h('article', { class: 'turn', dataset: { testid: 'turn', turnId: id } }, this.userEl, this.partsEl,
+      h('div', { class: 'turn-foot' }, this.endEl, this.forkEl));
     this.parts = new Map(); // part key -> view
     this.turn = null;
   }
@@ -180,6 +184,8 @@ export class TurnView {
     for (const key of this.parts.keys()) if (!seen.has(key)) this.parts.delete(key);
     syncChildren(this.partsEl, nodes);
 
+    // Forks take completed turns, on agents that offer them.
+    this.forkEl.hidden = live || turn.state !== 'complete' || !ctx.canFork?.();
     if (live) {
       this.endEl.hidden = true;
     } else {
