@@ -296,6 +296,38 @@ async fn the_chat_automation_and_terminal_commands_of_1_0_succeed_strictly() {
         .await
         .expect("initialize");
     mirror.assert_hosts(&fresh).await;
+
+    // A fork of the moved chat's turn, then moved to a new session: the official reducers'
+    // mirror follows both and equals the host's snapshots.
+    const F: &str = "ahp-chat:/peers-other/fork";
+    let fork =
+        json!({"channel": S2, "chat": F, "source": {"kind": "fork", "chat": C2, "turnId": "m1"}});
+    let _: Value = client
+        .request("createChat", fork)
+        .await
+        .expect("createChat (a fork)");
+    mirror.add(&client, F).await;
+    mirror.settle(&mut events).await;
+    assert_eq!(mirror.chats[F].turns.len(), 1);
+    let origin = serde_json::to_value(&mirror.chats[F].origin).unwrap();
+    assert_eq!(origin, json!({"kind": "fork", "chat": C2, "turnId": "m1"}));
+    assert_eq!(mirror.chat_uris(S2), [D2, C2, F]);
+    let moved: cmd::MoveChatResult = client
+        .request(
+            "moveChat",
+            json!({"channel": F, "destination": {"kind": "newSession"}}),
+        )
+        .await
+        .expect("moveChat (a new session)");
+    mirror.add(&client, &moved.session).await;
+    mirror.settle(&mut events).await;
+    assert_eq!(mirror.chat_uris(S2), [D2, C2]);
+    let own_default = moved.session.replacen("ahp-session:/", "ahp-chat:/", 1) + "/default";
+    assert_eq!(
+        mirror.chat_uris(&moved.session),
+        [F.to_owned(), own_default]
+    );
+    mirror.assert_hosts(&fresh).await;
     let _: Value = client
         .request("disposeChat", json!({"channel": C2}))
         .await
