@@ -37,6 +37,25 @@ async fn create_from(v: &mut V1, chat: &str, source: Value) -> Value {
     .await
 }
 
+/// `createChat` of `chat` in `S` from `source`, which must succeed; the chat's snapshot.
+async fn made_from(v: &mut V1, chat: &str, source: Value) -> Value {
+    let made = create_from(v, chat, source).await;
+    assert!(made.get("error").is_none(), "{made}");
+    v.subscribe(chat).await
+}
+
+/// Starts turn `t2` in `D`, which asks a question: the source's active turn from then on.
+async fn ask_in_default(v: &mut V1) {
+    let asking = json!({"type": "chat/turnStarted", "turnId": "t2",
+        "startedAt": "2026-01-01T00:00:00.000Z",
+        "message": {"text": "/ask Your name?", "origin": {"kind": "user"}}});
+    v.apply(D, asking).await;
+    v.until("the question", |e| {
+        e["channel"] == D && e["action"]["type"] == "chat/inputRequested"
+    })
+    .await;
+}
+
 /// A chat snapshot's state, decoded by the official 1.0 types (so it is one a 1.0 peer takes).
 fn official(chat: &Value) -> ahp_types_v1::state::ChatState {
     serde_json::from_value(chat["state"].clone()).expect("an official 1.0 chat state")
@@ -51,14 +70,12 @@ async fn a_fork_starts_with_its_sources_turns_and_survives_a_restart() {
     let source = v.turn_in(D, "t2", "second").await;
 
     let f = "ahp-chat:/sources/fork";
-    let made = create_from(
+    let fork = made_from(
         &mut v,
         f,
         json!({"kind": "fork", "chat": D, "turnId": "t1"}),
     )
     .await;
-    assert!(made.get("error").is_none(), "{made}");
-    let fork = v.subscribe(f).await;
     official(&fork);
     assert_eq!(fork["state"]["turns"], json!([source["state"]["turns"][0]]));
     let origin = json!({"kind": "fork", "chat": D, "turnId": "t1"});
@@ -74,14 +91,12 @@ async fn a_fork_starts_with_its_sources_turns_and_survives_a_restart() {
     );
     // A chat other than the default one is a source too.
     let g = "ahp-chat:/sources/fork-of-fork";
-    let made = create_from(
+    let again = made_from(
         &mut v,
         g,
         json!({"kind": "fork", "chat": f, "turnId": "t3"}),
     )
     .await;
-    assert!(made.get("error").is_none(), "{made}");
-    let again = v.subscribe(g).await;
     assert_eq!(again["state"]["turns"], fork["state"]["turns"]);
     v.c.close().await;
 
@@ -108,21 +123,12 @@ async fn a_side_chat_takes_the_active_turn_as_far_as_it_went_and_its_selection()
     v.create_session(S).await;
     v.turn_in(D, "t1", "first").await;
     // t2 waits for an answer: the source's active turn.
-    let asking = json!({"type": "chat/turnStarted", "turnId": "t2",
-        "startedAt": "2026-01-01T00:00:00.000Z",
-        "message": {"text": "/ask Your name?", "origin": {"kind": "user"}}});
-    v.apply(D, asking).await;
-    v.until("the question", |e| {
-        e["channel"] == D && e["action"]["type"] == "chat/inputRequested"
-    })
-    .await;
+    ask_in_default(&mut v).await;
 
     let side = "ahp-chat:/sources/side";
     let selection = json!({"text": "Your name?"});
     let source = json!({"kind": "sideChat", "chat": D, "turnId": "t2", "selection": selection});
-    let made = create_from(&mut v, side, source).await;
-    assert!(made.get("error").is_none(), "{made}");
-    let chat = v.subscribe(side).await;
+    let chat = made_from(&mut v, side, source).await;
     official(&chat);
     let turns = chat["state"]["turns"].as_array().expect("turns");
     assert_eq!(turns.len(), 2, "{chat}");
@@ -138,14 +144,12 @@ async fn a_side_chat_takes_the_active_turn_as_far_as_it_went_and_its_selection()
     assert_eq!(source["state"]["activeTurn"]["id"], "t2", "{source}");
     // A side chat of a completed turn takes the turns through it.
     let done = "ahp-chat:/sources/side-done";
-    let made = create_from(
+    let chat = made_from(
         &mut v,
         done,
         json!({"kind": "sideChat", "chat": D, "turnId": "t1"}),
     )
     .await;
-    assert!(made.get("error").is_none(), "{made}");
-    let chat = v.subscribe(done).await;
     assert_eq!(chat["state"]["turns"], json!([source["state"]["turns"][0]]));
     t.host.shutdown().await;
 }
@@ -167,14 +171,7 @@ async fn bad_sources_get_typed_errors_and_create_nothing() {
         .and_then(|c| c.multiple_chats.as_ref())
         .expect("capabilities.multipleChats");
     assert_eq!((chats.fork, chats.side_chat), (Some(true), Some(true)));
-    let asking = json!({"type": "chat/turnStarted", "turnId": "t2",
-        "startedAt": "2026-01-01T00:00:00.000Z",
-        "message": {"text": "/ask Your name?", "origin": {"kind": "user"}}});
-    v.apply(D, asking).await;
-    v.until("the question", |e| {
-        e["channel"] == D && e["action"]["type"] == "chat/inputRequested"
-    })
-    .await;
+    ask_in_default(&mut v).await;
 
     let before = v.subscribe(S).await["state"]["chats"].clone();
     let c = "ahp-chat:/sources/never";
