@@ -1,6 +1,6 @@
 //! Debouncing file-system events (the `notify` crate's): which events are changes, and
-//! gathering a burst of them into one. Shared by the customization watcher
-//! (`customize::watch`), resource watches (`watches`) and changesets (`hub/changesets.rs`).
+//! gathering a burst of them into one. Shared by the directory watchers of customizations and
+//! changesets (`dir_watch`) and resource watches (`watches`).
 
 use notify::event::{AccessKind, AccessMode};
 use notify::EventKind;

@@ -37,6 +37,7 @@ pub mod config;
 pub mod connection;
 pub mod customize;
 pub mod debounce;
+pub mod dir_watch;
 pub mod hub;
 pub mod mcp;
 pub mod params;

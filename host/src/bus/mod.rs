@@ -154,7 +154,7 @@ pub enum HubMsg {
         /// Which timer.
         timer: u64,
     },
-    /// Debounced file-system changes under customization directories (`customize::watch`).
+    /// Debounced file-system changes under customization directories (`dir_watch`).
     CustomizationsChanged {
         /// What changed.
         paths: Vec<std::path::PathBuf>,

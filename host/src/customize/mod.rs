@@ -15,7 +15,6 @@ pub mod client;
 pub mod disk;
 pub mod frontmatter;
 pub mod scan;
-pub mod watch;
 
 use ahp_wasm::protocol::{ChildCustomization, Customization};
 use serde_json::{json, Value};

@@ -7,9 +7,10 @@
 //! The comparison itself (`crate::changes`) runs on the blocking pool, one at a time per
 //! changeset: a trigger during a computation marks it dirty and it runs again once after.
 //! Triggers: the agent completed a tool call, a file command changed something under the
-//! working directory, an operation ran, or the file-system watcher saw a change. The watcher
-//! (`notify`) watches, non-recursively, exactly the directories the last walk read (so it is
-//! bounded like the walk), debounced like the customization watcher.
+//! working directory, an operation ran, or the file-system watcher saw a change. One watcher
+//! serves every changeset (`dir_watch`: one inotify instance, not one per session); it watches,
+//! non-recursively, exactly the directories each changeset's last walk read (so it is bounded
+//! like the walks), debounced like the customization watcher.
 //!
 //! Results become `changeset/fileSet` / `changeset/fileRemoved` for what differs from the
 //! current state, and `changeset/statusChanged` (`computing` → `ready`, or `error`). Operations
@@ -22,6 +23,7 @@ use super::features::{snapshot_json, Feature};
 use super::Hub;
 use crate::bus::{ChangesMsg, ConnId, HubMsg};
 use crate::changes::{self, Baseline, Computed, FileChange, Kind, SCHEME};
+use crate::dir_watch::Watcher;
 use crate::resources::{file_uri, uri_path};
 use ahp_wasm::protocol::jsonrpc::{methods, ErrorObject, RequestId, ROOT_CHANNEL};
 use ahp_wasm::protocol::{
@@ -36,11 +38,9 @@ use ahp_wasm::protocol::{
 };
 use ahp_wasm::reduce::{changeset_reducer, FixedClock, Outcome};
 use base64::Engine as _;
-use notify::Watcher as _;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
-use tokio::sync::mpsc;
 
 /// `revert`: one file (scope `resource`).
 pub const REVERT: &str = "revert";
@@ -51,6 +51,8 @@ pub const REVERT_ALL: &str = "revert-all";
 #[derive(Default)]
 pub(super) struct Changesets {
     map: HashMap<String, Cs>,
+    /// The one watcher of every changeset's directories (made on first use).
+    watcher: Option<Watcher>,
 }
 
 struct Cs {
@@ -66,7 +68,7 @@ struct Cs {
     dirty: bool,
     /// An operation is running.
     busy: bool,
-    watcher: Option<notify::RecommendedWatcher>,
+    /// The directories this changeset has the shared watcher watch.
     watched: HashSet<PathBuf>,
     /// The counts last announced.
     summary: Option<ChangesSummary>,
@@ -409,54 +411,33 @@ impl Hub {
         out
     }
 
-    /// Watches the directories of the last walk (non-recursively), debounced into a refresh.
+    /// Watches the directories of the last walk (non-recursively), debounced into a refresh,
+    /// with the watcher all changesets share (`dir_watch`).
     fn changes_watch(&mut self, channel: &str, dirs: &[PathBuf]) {
-        let Some(cs) = self.changesets.map.get_mut(channel) else {
+        let Changesets { map, watcher } = &mut self.changesets;
+        let Some(cs) = map.get_mut(channel) else {
             return;
         };
-        if cs.watcher.is_none() {
-            let (tx, mut rx) = mpsc::channel::<Vec<PathBuf>>(1024);
-            let watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-                if let Ok(event) = res {
-                    if crate::debounce::is_change(&event.kind) {
-                        let _ = tx.try_send(event.paths);
-                    }
+        let core = &self.core;
+        let watcher = watcher.get_or_insert_with(|| {
+            // A change under a directory refreshes the changesets of the working directories
+            // it is in; lost events refresh them all ("/" is in every one).
+            let report = |mut paths: Vec<PathBuf>, overflow: bool| {
+                if overflow {
+                    paths.push(PathBuf::from("/"));
                 }
-            });
-            let Ok(watcher) = watcher else {
-                return;
+                HubMsg::Changes(Box::new(ChangesMsg::Touched(paths)))
             };
-            cs.watcher = Some(watcher);
-            let hub = self.core.tx.clone();
-            let workdir = cs.workdir.clone();
-            self.core.rt.spawn(async move {
-                use crate::debounce::{burst, MAX_DELAY, QUIET};
-                while let Some(first) = rx.recv().await {
-                    if burst(&mut rx, first, QUIET, MAX_DELAY).await.is_none() {
-                        return;
-                    }
-                    let msg = ChangesMsg::Touched(vec![workdir.clone()]);
-                    if hub.send(HubMsg::Changes(Box::new(msg))).await.is_err() {
-                        return;
-                    }
-                }
-            });
-        }
+            Watcher::new(core.tx.clone(), &core.rt, "changeset directories", report)
+        });
         let want: HashSet<PathBuf> = dirs.iter().cloned().collect();
-        let watcher = cs.watcher.as_mut().expect("set above");
         for gone in cs.watched.difference(&want) {
-            let _ = watcher.unwatch(gone);
+            watcher.remove(gone);
         }
-        cs.watched.retain(|d| want.contains(d));
-        for dir in want {
-            if !cs.watched.contains(&dir)
-                && watcher
-                    .watch(&dir, notify::RecursiveMode::NonRecursive)
-                    .is_ok()
-            {
-                cs.watched.insert(dir);
-            }
+        for dir in want.difference(&cs.watched) {
+            watcher.add(dir);
         }
+        cs.watched = want;
     }
 
     /// `invokeChangesetOperation`: checked against the changeset's current operations and
@@ -643,7 +624,6 @@ impl Changesets {
                 computing: false,
                 dirty: false,
                 busy: false,
-                watcher: None,
                 watched: HashSet::new(),
                 summary: None,
                 unchanged: Arc::default(),
@@ -717,6 +697,9 @@ impl Feature for Changesets {
                 if let Some(c) = core.conns.get_mut(&sub) {
                     c.subs.remove(&channel);
                 }
+            }
+            if let Some(watcher) = &mut self.watcher {
+                cs.watched.iter().for_each(|dir| watcher.remove(dir));
             }
         }
     }

@@ -26,8 +26,8 @@ use crate::bus::HubMsg;
 use crate::bus::{CustomizationKey as Key, CustomizationRead as Read};
 use crate::customize::disk::DiskSource;
 use crate::customize::scan::{self, Bounds, Layout};
-use crate::customize::watch::Watcher;
 use crate::customize::{self, child_json, ActiveCustomization, ChildKind, Scan};
+use crate::dir_watch::Watcher;
 use crate::resources::file_uri;
 use ahp_wasm::protocol::{Customization, StateAction};
 use client_plugins::ClientRun;
@@ -418,7 +418,9 @@ impl Customs {
         };
         let old = std::mem::replace(&mut disk.watched, dirs.clone());
         if self.watcher.is_none() && !dirs.is_empty() {
-            self.watcher = Some(Watcher::new(core.tx.clone(), &core.rt));
+            let report = |paths, overflow| HubMsg::CustomizationsChanged { paths, overflow };
+            let what = "customization directories";
+            self.watcher = Some(Watcher::new(core.tx.clone(), &core.rt, what, report));
         }
         let mut added = false;
         for dir in dirs.iter().filter(|d| !old.contains(d)) {

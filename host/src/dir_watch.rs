@@ -1,9 +1,12 @@
-//! Watching the directories containers were read from (the `notify` crate): non-recursive
-//! watches on exactly the directories a read listed (so their number is bounded by the read's
-//! bounds), reference-counted across containers. Changes are debounced — gathered until
-//! [`QUIET`] passes without one, or [`MAX_DELAY`] after the first — and handed to the hub as one
-//! [`HubMsg::CustomizationsChanged`]; reads (`open`, `close` without writing) are not changes, so
-//! the host's own reads never wake it.
+//! One file-system watcher (the `notify` crate) shared by everything of a kind that follows
+//! directories: the customizations' containers (`hub/customizations`) and the changesets
+//! (`hub/changesets.rs`) each hold one, never one per session, so a host uses one inotify
+//! instance per kind (the kernel allows a user 128 by default, shared with every other program).
+//! Watches are non-recursive, on exactly the directories a read listed (so their number is
+//! bounded by the read's bounds), reference-counted across their users. Changes are debounced —
+//! gathered until [`QUIET`] passes without one, or [`MAX_DELAY`] after the first — and handed to
+//! the hub as one message (`report`); reads (`open`, `close` without writing) are not changes,
+//! so the host's own reads never wake it.
 
 use crate::bus::{HubMsg, HubSender};
 use crate::debounce::{burst, is_change, MAX_DELAY, QUIET};
@@ -18,18 +21,24 @@ use tokio::sync::mpsc;
 /// read again (`overflow`).
 const QUEUE: usize = 4096;
 
-/// The file-system watcher of all containers.
+/// The shared file-system watcher of one kind of user.
 pub struct Watcher {
     inner: Option<notify::RecommendedWatcher>,
-    /// Watched directory → how many containers want it.
+    /// Watched directory → how many users want it.
     counts: HashMap<PathBuf, usize>,
 }
 
 impl Watcher {
-    /// A watcher whose debounced changes go to the hub. Without a working watcher (no inotify
-    /// instances left, say) containers are still read, just not kept up to date; that is said
-    /// once on stderr.
-    pub fn new(hub: HubSender, rt: &tokio::runtime::Handle) -> Watcher {
+    /// A watcher whose debounced changes go to the hub as `report(paths, overflow)` (`overflow`:
+    /// events were lost, so everything should be read again). Without a working watcher (no
+    /// inotify instances left, say) its users still read, just are not kept up to date; that
+    /// is said once on stderr, naming `what` is watched.
+    pub fn new(
+        hub: HubSender,
+        rt: &tokio::runtime::Handle,
+        what: &str,
+        report: fn(Vec<PathBuf>, bool) -> HubMsg,
+    ) -> Watcher {
         let (tx, mut rx) = mpsc::channel::<Vec<PathBuf>>(QUEUE);
         let overflow = Arc::new(AtomicBool::new(false));
         let flag = overflow.clone();
@@ -48,7 +57,7 @@ impl Watcher {
         let inner = match inner {
             Ok(w) => Some(w),
             Err(e) => {
-                eprintln!("ahp-host: cannot watch customization directories ({e}); changes on disk are not followed");
+                eprintln!("ahp-host: cannot watch {what} ({e}); changes on disk are not followed");
                 None
             }
         };
@@ -59,10 +68,7 @@ impl Watcher {
                 };
                 let paths: HashSet<PathBuf> = burst.into_iter().collect();
                 let overflow = overflow.swap(false, Ordering::Relaxed);
-                let msg = HubMsg::CustomizationsChanged {
-                    paths: paths.into_iter().collect(),
-                    overflow,
-                };
+                let msg = report(paths.into_iter().collect(), overflow);
                 if hub.send(msg).await.is_err() {
                     return;
                 }
@@ -74,7 +80,7 @@ impl Watcher {
         }
     }
 
-    /// One more container wants `dir` watched.
+    /// One more user wants `dir` watched.
     pub fn add(&mut self, dir: &Path) {
         let count = self.counts.entry(dir.to_path_buf()).or_insert(0);
         *count += 1;
@@ -86,7 +92,7 @@ impl Watcher {
         }
     }
 
-    /// One container less wants `dir` watched.
+    /// One user less wants `dir` watched.
     pub fn remove(&mut self, dir: &Path) {
         if let Some(count) = self.counts.get_mut(dir) {
             *count -= 1;
