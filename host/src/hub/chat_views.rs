@@ -373,9 +373,30 @@ impl Hub {
     /// take the source's active turn, as far as it went (each state's reducer ends a copy of it
     /// as cancelled, so it is kept as a finished turn), and keeps the selected text it names.
     fn chat_source(&self, parent: &str, source: &v1::ChatSource) -> Result<Seed, ErrorObject> {
-        let (chat, turn_id) = match source {
-            v1::ChatSource::Fork(f) => (&f.chat, &f.turn_id),
-            v1::ChatSource::SideChat(s) => (&s.chat, &s.turn_id),
+        let (chat, turn_id, fork, origin) = match source {
+            v1::ChatSource::Fork(f) => {
+                let origin = v1::ChatOrigin::Fork(v1::ChatOriginFork {
+                    chat: f.chat.clone(),
+                    turn_id: f.turn_id.clone(),
+                    extra: Default::default(),
+                });
+                (&f.chat, &f.turn_id, true, origin)
+            }
+            v1::ChatSource::SideChat(s) => {
+                let text = s.selection.as_ref().map(|selection| selection.text.len());
+                if text.is_some_and(|len| len == 0 || len > MAX_SELECTION) {
+                    return Err(invalid(format!(
+                        "`source.selection.text` must be 1 to {MAX_SELECTION} bytes"
+                    )));
+                }
+                let origin = v1::ChatOrigin::SideChat(v1::ChatOriginSideChat {
+                    chat: s.chat.clone(),
+                    turn_id: s.turn_id.clone(),
+                    selection: s.selection.clone(),
+                    extra: Default::default(),
+                });
+                (&s.chat, &s.turn_id, false, origin)
+            }
             v1::ChatSource::Unknown(other) => {
                 return Err(invalid(format!(
                     "unknown chat source kind {:?} (this host knows fork and sideChat)",
@@ -395,9 +416,9 @@ impl Hub {
         .ok_or_else(|| invalid("`source.chat` names no chat of this session"))?;
         let state = &of_session.state;
         let active = state.active_turn.as_ref().is_some_and(|t| &t.id == turn_id);
-        let turns = match (source, state.turns.iter().position(|t| &t.id == turn_id)) {
+        let turns = match (fork, state.turns.iter().position(|t| &t.id == turn_id)) {
             (_, Some(end)) => state.turns[..=end].to_vec(),
-            (v1::ChatSource::SideChat(_), None) if active => {
+            (false, None) if active => {
                 let mut copy = state.clone();
                 let end = v03::StateAction::SessionTurnCancelled(v03::SessionTurnCancelledAction {
                     turn_id: turn_id.clone(),
@@ -406,7 +427,7 @@ impl Hub {
                 ahp_wasm::reduce::session_reducer(&mut copy, &end, &SystemClock);
                 copy.turns
             }
-            (v1::ChatSource::Fork(_), None) => {
+            (true, None) => {
                 return Err(invalid(
                     "`source.turnId` names no completed turn of the source chat (a fork starts \
                      from a completed turn)",
@@ -436,29 +457,6 @@ impl Hub {
                 .is_applied()
                 .then_some(copy.turns)
         });
-        let origin = match source {
-            v1::ChatSource::Fork(f) => v1::ChatOrigin::Fork(v1::ChatOriginFork {
-                chat: f.chat.clone(),
-                turn_id: f.turn_id.clone(),
-                extra: Default::default(),
-            }),
-            v1::ChatSource::SideChat(s) => {
-                if let Some(selection) = &s.selection {
-                    if selection.text.is_empty() || selection.text.len() > MAX_SELECTION {
-                        return Err(invalid(format!(
-                            "`source.selection.text` must be 1 to {MAX_SELECTION} bytes"
-                        )));
-                    }
-                }
-                v1::ChatOrigin::SideChat(v1::ChatOriginSideChat {
-                    chat: s.chat.clone(),
-                    turn_id: s.turn_id.clone(),
-                    selection: s.selection.clone(),
-                    extra: Default::default(),
-                })
-            }
-            v1::ChatSource::Unknown(_) => unreachable!("refused above"),
-        };
         Ok(Seed {
             turns,
             turns_v1,
