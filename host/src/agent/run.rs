@@ -50,7 +50,7 @@ impl Turn {
 
     /// Starts `command` for started call `id` in a terminal of the session, left running as
     /// the chat's background work, and completes the call at once.
-    async fn background_command(
+    pub(crate) async fn background_command(
         &mut self,
         id: &str,
         command: &str,

@@ -17,6 +17,8 @@ mod host;
 mod host_keys;
 mod openai;
 mod tool_kinds;
+#[path = "../v1_raw/mod.rs"]
+mod v1_raw;
 
 use ahp_host::providers::{
     ChatRequest, EventStream, Message, Provider, ProviderConfig, ProviderError, ProviderEvent,

@@ -217,6 +217,43 @@ async fn run_in_terminal_is_confirmed_runs_in_a_session_terminal_and_its_output_
 }
 
 #[tokio::test]
+async fn run_in_terminal_in_the_background_answers_at_once_and_is_the_chats_background_work() {
+    let server = FakeServer::start(vec![
+        models(),
+        tool_reply(&[(
+            "call_1",
+            "run_in_terminal",
+            r#"{"command": "sleep 3", "background": true}"#,
+        )]),
+        text_reply("Started."),
+    ])
+    .await;
+    let (host, mut c) = crate::host::host_with(&server, Some(KEY)).await;
+    c.send_message(S, "t1", "Start it").await;
+    let (_, ready) = c.until_tool_call_ready().await;
+    c.dispatch(S, approve("t1", &ready.tool_call_id)).await;
+    c.until_turn_end("t1").await;
+    // The model heard back while the command runs on, listed in the chat (AHP 1.0).
+    let results = results(&chat_requests(&server), 1);
+    assert!(
+        results[0].1.contains("runs in the background"),
+        "{results:?}"
+    );
+    let chat = S.replacen("ahp-session:/", "ahp-chat:/", 1) + "/default";
+    let mut v = crate::v1_raw::V1::connect(&host.host, "background-watcher").await;
+    let snapshot = v.subscribe(&chat).await;
+    let work = snapshot["state"]["backgroundWork"].clone();
+    assert_eq!(work[0]["command"], "sleep 3", "{snapshot}");
+    v.until("the command to exit", |e| {
+        e["channel"] == chat.as_str() && e["action"]["type"] == "chat/backgroundWorkRemoved"
+    })
+    .await;
+    let state = host_state(&host.host, S).await;
+    let turn = last_turn(&state);
+    assert!(matches!(tool_calls(turn)[..], [ToolCallState::Completed(ref d)] if d.success));
+}
+
+#[tokio::test]
 async fn a_tool_of_the_active_client_is_answered_by_that_client_not_the_sender() {
     let server = FakeServer::start(vec![
         models(),

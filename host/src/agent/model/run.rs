@@ -299,7 +299,11 @@ impl Turn {
                 {
                     return Ok(denied());
                 }
-                let (_, result) = self.terminal_command(&id, &command, timeout).await?;
+                let background = args.get("background").and_then(Value::as_bool) == Some(true);
+                let (_, result) = match background {
+                    true => self.background_command(&id, &command).await?,
+                    false => self.terminal_command(&id, &command, timeout).await?,
+                };
                 // The summary holds the exit code: the model gets it on success too.
                 let (text, failed) = feed(&result);
                 let summary = history::result_text(None, &result.past_tense_message);

@@ -80,11 +80,14 @@ fn host_tools() -> Vec<Offered> {
         tool(
             "run_in_terminal",
             "Runs a shell command in a terminal of the session, in the working directory, and \
-             answers its exit code and the end of its output.",
+             answers its exit code and the end of its output; with `background`, answers once \
+             it started and leaves it running (listed as the chat's background work until it \
+             exits).",
             object_schema(
                 json!({
                     "command": { "type": "string", "description": "The command line (bash)" },
-                    "timeoutSecs": { "type": "integer", "description": "Longest run in seconds (default 60, at most 600)" }
+                    "timeoutSecs": { "type": "integer", "description": "Longest run in seconds (default 60, at most 600)" },
+                    "background": { "type": "boolean", "description": "Leave it running (a server, a watcher): the answer comes once it started" }
                 }),
                 &["command"],
             ),
