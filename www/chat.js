@@ -93,9 +93,11 @@ const chatCtx = {
   },
   /** Whether the open session's agent offers forks (`capabilities.multipleChats.fork`). */
   canFork() {
-    const provider = app.current?.sub?.state?.provider;
-    const agent = app.root?.state?.agents?.find((a) => a.provider === provider);
-    return agent?.capabilities?.multipleChats?.fork === true;
+    return multipleChats()?.fork === true;
+  },
+  /** Whether it offers side chats (`capabilities.multipleChats.sideChat`). */
+  canSideChat() {
+    return multipleChats()?.sideChat === true;
   },
   /** Renders an MCP App tool call's View into `element` (a tool call of the open chat). */
   mountApp(element, toolCallId) {
@@ -105,6 +107,12 @@ const chatCtx = {
     chat.apps.push(mountApp(element, cur.uri, chat.uri, toolCallId));
   },
 };
+
+/** The open session's agent's `capabilities.multipleChats`. */
+function multipleChats() {
+  const provider = app.current?.sub?.state?.provider;
+  return app.root?.state?.agents?.find((a) => a.provider === provider)?.capabilities?.multipleChats;
+}
 
 /** What the chat's agent runs on after the tool call that started it (`backgroundWork`). */
 function renderBackgroundWork(work) {

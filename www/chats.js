@@ -1,8 +1,8 @@
 // The chat bar of the open session: its chats (the session state's `chats`, in the host's
 // order) as tabs, the open one marked; New chat (`createChat`), Archive / Unarchive
 // (`chat/isArchivedChanged` on the chat), Move to another session (`moveChat`, for a chat the
-// host marks `movable`), Delete (`disposeChat`) and Fork on a completed turn (`createChat` with
-// a fork `source`). A command the host refuses shows its error; nothing else changes. Archived
+// host marks `movable`), Delete (`disposeChat`), and Fork on a completed turn and Side chat on any
+// turn (`createChat` with a fork or side-chat `source`; a side chat takes the selected text). A command the host refuses shows its error; nothing else changes. Archived
 // chats are listed only with "archived" ticked (or when open).
 
 import { app } from './state.js';
@@ -159,16 +159,28 @@ export function initChats({ openSession }) {
   $('show-archived').addEventListener('change', () => {
     if (app.current?.sub) renderBar(app.current, app.current.sub.state?.chats ?? [], app.current.chat?.uri);
   });
-  // Fork (a completed turn's button, turns.js): a new chat with the open chat's turns through
-  // that one, opened at once.
+  // Fork and Side chat (a turn's buttons, turns.js): a new chat with the open chat's turns
+  // through that one, opened at once; a side chat also takes the text selected in that turn,
+  // read when the button is pressed (before the click may change the selection).
+  let selected = '';
+  $('log').addEventListener('pointerdown', (ev) => {
+    const button = ev.target.closest('button[data-testid=turn-side-chat]');
+    const turn = button?.closest('[data-testid=turn]');
+    const selection = window.getSelection();
+    const inTurn = turn && selection?.rangeCount && turn.contains(selection.getRangeAt(0).commonAncestorContainer);
+    selected = inTurn ? selection.toString() : '';
+  });
   $('log').addEventListener('click', async (ev) => {
-    const button = ev.target.closest('button[data-testid=turn-fork]');
+    const button = ev.target.closest('button[data-testid=turn-fork], button[data-testid=turn-side-chat]');
     const cur = app.current;
     const from = cur?.chat?.uri;
     if (!button || !from) return;
     const chat = `ahp-chat:/${uuid()}`;
-    const source = { kind: 'fork', chat: from, turnId: button.dataset.turnId };
-    const made = await command('Fork', async () => {
+    const fork = button.dataset.testid === 'turn-fork';
+    const source = { kind: fork ? 'fork' : 'sideChat', chat: from, turnId: button.dataset.turnId };
+    if (!fork && selected) source.selection = { text: selected };
+    selected = '';
+    const made = await command(fork ? 'Fork' : 'Side chat', async () => {
       await app.client.createChat({ channel: cur.uri, chat, source });
       return true;
     });

@@ -148,8 +148,11 @@ export class TurnView {
     // Fork: a new chat of the session with the turns through this one (chats.js handles it).
     this.forkEl = h('button', { type: 'button', dataset: { testid: 'turn-fork', turnId: id }, hidden: true,
       title: 'A new chat with the conversation up to here' }, 'Fork');
+    // Side chat: the same, and the text selected in this turn (if any) goes with it.
+    this.sideEl = h('button', { type: 'button', dataset: { testid: 'turn-side-chat', turnId: id }, hidden: true,
+      title: 'Ask aside, in a new chat that knows the conversation up to here (and the selected text)' }, 'Side chat');
     this.el = h('article', { class: 'turn', dataset: { testid: 'turn', turnId: id } }, this.userEl, this.partsEl,
-      h('div', { class: 'turn-foot' }, this.endEl, this.forkEl));
+      h('div', { class: 'turn-foot' }, this.endEl, this.forkEl, this.sideEl));
     this.parts = new Map(); // part key -> view
     this.turn = null;
   }
@@ -186,6 +189,8 @@ export class TurnView {
 
     // Forks take completed turns, on agents that offer them.
     this.forkEl.hidden = live || turn.state !== 'complete' || !ctx.canFork?.();
+    // Side chats may also start from the running turn, as far as it went.
+    this.sideEl.hidden = !ctx.canSideChat?.();
     if (live) {
       this.endEl.hidden = true;
     } else {

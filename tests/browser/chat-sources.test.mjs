@@ -1,6 +1,7 @@
-// Forks and background work in the page, in headless Chromium against the real ahp-host: a
-// completed turn's Fork makes a new chat of the session with the turns through it (the host's
-// fork, `createChat` with a `source`) and opens it; the fork is a conversation of its own. The
+// Forks, side chats and background work in the page, in headless Chromium against the real
+// ahp-host: a completed turn's Fork makes a new chat of the session with the turns through it
+// (the host's fork, `createChat` with a `source`) and opens it; the fork is a conversation of its
+// own. Side chat does the same with the text selected in the turn kept in its origin. The
 // built-in agent's `/run --background` shows above the transcript while the command runs and
 // goes when it ends.
 // A screenshot at 1280x800 goes to target/screenshots/chat-fork.png.
@@ -19,7 +20,7 @@ async function send(page, text, turns) {
     turns, { timeout: WAIT });
 }
 
-test('chats: fork a turn from the page; background work shown while it runs', { timeout: 5 * 60_000 }, async (t) => {
+test('chats: fork a turn and open a side chat from the page; background work shown while it runs', { timeout: 5 * 60_000 }, async (t) => {
   const ctx = await hostAndBrowser(t, { prefix: 'ahp-browser-chat-sources-' });
   const { url, browser, pages } = ctx;
   try {
@@ -48,6 +49,24 @@ test('chats: fork a turn from the page; background work shown while it runs', { 
       return texts;
     }, source);
     assert.deepEqual(sourceTurns, ['first', 'second']);
+
+    // Side chat on the fork's second turn, with text selected in it: a new chat with the turns
+    // through that one, the selection kept in its origin.
+    const second = await page.evaluate(() => window.__ahp.chat.state.turns[1].id);
+    const turnEl = `[data-testid=turn][data-turn-id="${second}"]`;
+    await page.evaluate((sel) => {
+      const text = document.querySelector(`${sel} [data-testid=user-message]`).firstChild;
+      const range = document.createRange();
+      range.setStart(text, 0);
+      range.setEnd(text, 'only in the fork'.length);
+      window.getSelection().removeAllRanges();
+      window.getSelection().addRange(range);
+    }, turnEl);
+    await page.click(`${turnEl} [data-testid=turn-side-chat]`);
+    await page.waitForFunction((from) => window.__ahp.chat?.uri !== from && window.__ahp.chat?.state, forked.uri, { timeout: WAIT });
+    const side = await page.evaluate(() => window.__ahp.chat.state);
+    assert.deepEqual(side.turns.map((t) => t.message.text), ['first', 'only in the fork']);
+    assert.deepEqual(side.origin, { kind: 'sideChat', chat: forked.uri, turnId: second, selection: { text: 'only in the fork' } });
 
     // Background work: the turn ends while `sleep` runs on, listed above the transcript; the
     // entry goes when the process exits.
