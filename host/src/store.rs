@@ -1,11 +1,13 @@
-//! SQLite persistence: sessions, completed turns and a write-ahead log of session actions.
+//! SQLite persistence: each session's AHP 1.0 state (the one state the hub keeps: its 0.3.0
+//! view is derived from it), and what else the host must keep across restarts.
 //!
 //! Layout (one database file, WAL journal mode, exclusive locking so one host owns it):
-//! - `sessions(uri, head, head_seq)`: each session's state without its completed turns, as of
-//!   `serverSeq = head_seq`;
-//! - `turns(uri, idx, turn_id, json)`: completed turns, in order;
-//! - `actions(seq, uri, ts, envelope)`: every session envelope after its session's head, with the
-//!   reducer clock it was applied with, so a restart replays it to the exact same state;
+//! - `v1_sessions(uri, head, head_seq)`, `chat_turns(chat, session, idx, turn_id, json)` and
+//!   `v1_actions(session, seq, channel, action)`: each session's AHP 1.0 state
+//!   (`hub/v1_mirror.rs`): the session and its chats without their completed turns as of
+//!   `serverSeq = head_seq`, with the host's own fields of the session ([`HostFields`]); the
+//!   chats' completed turns, in order; and the 1.0 actions applied after the head, so a
+//!   restart replays them to the same state (the 1.0 reducers need no clock);
 //! - `meta(key, value)`: the last `serverSeq` (`seq`), and the last one a replay can start from
 //!   (`replay_seq`: the newest envelope of the replay ring; the AHP 1.0 view's own envelopes
 //!   take numbers after it that 0.3.0 clients never see);
@@ -19,12 +21,13 @@
 //! - `automation_runs(uri, automation, created, json)`: their runs, each the run's state;
 //! - `annotations(session, id, json)`: AHP 1.0 annotations of sessions (`hub/annotations.rs`),
 //!   one row per annotation, in the order they were created.
-//! - `v1_sessions(uri, head, head_seq)`, `chat_turns(chat, session, idx, turn_id, json)` and
-//!   `v1_actions(session, seq, channel, action)`: each session's AHP 1.0 state (`hub/v1_mirror.rs`)
-//!   the same way: the session and its chats without their completed turns, the chats' completed
-//!   turns, and the 1.0 actions applied after the head (the 1.0 reducers need no clock). A
-//!   session without a 1.0 head (a database of an older host) is lifted from its 0.3.0 state
-//!   once, when it loads.
+//!
+//! Older hosts stored each session's 0.3.0 state (`sessions`, `turns`, `actions`: head,
+//! completed turns, log of envelopes with their reducer clock). Those tables are only read
+//! now: a session stored that way is loaded from them once, for what its 1.0 state lacks (all
+//! of it for a host before AHP 1.0; the creation time and the 0.3.0 model and agent selection
+//! for one that kept both states), and the hub deletes the rows in the same transaction that
+//! stores its complete 1.0 state ([`Op::ForgetOlderState`]).
 //!
 //! The hub commits one transaction per batch of messages *before* it sends anything from that
 //! batch, so an envelope a client has seen is on disk; `synchronous=NORMAL` in WAL mode survives
@@ -32,7 +35,7 @@
 
 use ahp_wasm::protocol::decode;
 use ahp_wasm::protocol::v1;
-use ahp_wasm::protocol::{ActionEnvelope, SessionState, Turn};
+use ahp_wasm::protocol::{ActionEnvelope, AgentSelection, ModelSelection, SessionState, Turn};
 use ahp_wasm::reduce::v1::{chat_reducer, session_reducer as session_reducer_v1};
 use ahp_wasm::reduce::{session_reducer, FixedClock};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -72,43 +75,11 @@ impl From<ahp_wasm::protocol::decode::DecodeError> for StoreError {
 /// One write in a batch.
 #[derive(Debug)]
 pub enum Op {
-    /// A session envelope (`frame` is the `action` frame; its envelope is stored).
-    Action {
-        /// `serverSeq`.
-        seq: u64,
+    /// A session stored by an older host: its 0.3.0 rows go (its 1.0 state, complete now, is
+    /// written in the same batch).
+    ForgetOlderState {
         /// Session URI.
         uri: Arc<str>,
-        /// Reducer clock used.
-        ts: f64,
-        /// The `action` frame.
-        frame: Arc<str>,
-    },
-    /// A new head for a session; older log entries of that session are dropped.
-    Head {
-        /// Session URI.
-        uri: Arc<str>,
-        /// Its state without completed turns.
-        json: String,
-        /// The `serverSeq` the head includes.
-        seq: u64,
-    },
-    /// A completed turn at position `idx`.
-    Turn {
-        /// Session URI.
-        uri: Arc<str>,
-        /// Position in `turns`.
-        idx: usize,
-        /// The turn's id.
-        turn_id: String,
-        /// The turn.
-        json: String,
-    },
-    /// Completed turns from `from_idx` on were removed (`session/truncated`).
-    TruncateTurns {
-        /// Session URI.
-        uri: Arc<str>,
-        /// First removed position.
-        from_idx: usize,
     },
     /// The session was disposed.
     DeleteSession {
@@ -225,13 +196,45 @@ pub enum Op {
 }
 
 /// A session's stored AHP 1.0 state: the session and its chats, the chats without their
-/// completed turns (those are in `chat_turns`).
+/// completed turns (those are in `chat_turns`), and the host's own fields.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct V1Head {
     /// The 1.0 session state.
     pub session: v1::SessionState,
     /// Its chats (`turns` empty).
     pub chats: Vec<v1::ChatState>,
+    /// Absent in a head of a host that still kept the 0.3.0 state beside it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostFields>,
+}
+
+/// What the host keeps of a session beside its 1.0 state, for the session's 0.3.0 view: data
+/// 1.0 has no place for in the session state (not shown to 1.0 clients as state members the
+/// spec does not have).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HostFields {
+    /// When the session was created (milliseconds since the epoch): 0.3.0's
+    /// `summary.createdAt`, 1.0's `SessionSummary.createdAt` in `listSessions`.
+    pub created_at: f64,
+    /// The model a 0.3.0 client last chose (`session/modelChanged`): 1.0 has no session-level
+    /// selection (a model is per message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelSelection>,
+    /// The custom agent a 0.3.0 client last chose (`session/agentChanged`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentSelection>,
+}
+
+impl HostFields {
+    /// The fields of a 0.3.0 state.
+    pub fn of(state: &SessionState) -> HostFields {
+        HostFields {
+            created_at: state.summary.created_at,
+            model: state.summary.model.clone(),
+            agent: state.summary.agent.clone(),
+        }
+    }
 }
 
 /// A session's AHP 1.0 state as loaded.
@@ -239,8 +242,8 @@ pub struct V1Head {
 pub struct LoadedV1 {
     /// The head with every chat's completed turns, and the log after it applied.
     pub head: V1Head,
-    /// Completed turns on disk, per chat (in `head.chats` order).
-    pub persisted_turns: Vec<usize>,
+    /// The JSON size of each completed turn on disk, per chat (in `head.chats` order).
+    pub turn_bytes: Vec<Vec<usize>>,
     /// Log entries after the head.
     pub since_head: usize,
 }
@@ -276,16 +279,13 @@ pub struct ClientBinding {
 /// A session as loaded at startup.
 #[derive(Debug)]
 pub struct LoadedSession {
-    /// Its state (head + turns + replayed log).
-    pub state: SessionState,
-    /// Completed turns on disk.
-    pub persisted_turns: usize,
-    /// Bytes of those turns' JSON.
-    pub turn_bytes: Vec<usize>,
-    /// Log entries after the head.
-    pub since_head: usize,
-    /// Its AHP 1.0 state; `None` for a session of an older host (never stored in 1.0).
+    /// The session's URI (a non-default chat's, for a chat's view).
+    pub uri: String,
+    /// Its AHP 1.0 state; `None` for a session of a host before AHP 1.0.
     pub v1: Option<LoadedV1>,
+    /// Its 0.3.0 state as an older host stored it (head + turns + replayed log), when it is
+    /// stored that way and its 1.0 state is absent or lacks [`HostFields`].
+    pub older: Option<SessionState>,
 }
 
 /// Everything loaded at startup.
@@ -455,13 +455,15 @@ impl Store {
         &self.path
     }
 
-    /// Loads every session: head, completed turns, then the log replayed with its own clock.
+    /// Loads every session (its 1.0 state, and the 0.3.0 state an older host stored where
+    /// still needed: see [`LoadedSession::older`]) and the rest of the host's data.
     pub fn load(&self) -> Result<Loaded, StoreError> {
-        // The recorded `serverSeq`, never below a logged envelope's (both are written in the
+        // The recorded `serverSeq`, never below a logged action's (both are written in the
         // same transaction; the max guards against a database edited by hand).
         let last_seq: u64 = self.conn.query_row(
             "SELECT MAX(COALESCE((SELECT value FROM meta WHERE key = 'seq'), 0),
-                        COALESCE((SELECT MAX(seq) FROM actions), 0))",
+                        COALESCE((SELECT MAX(seq) FROM actions), 0),
+                        COALESCE((SELECT MAX(seq) FROM v1_actions), 0))",
             [],
             |r| r.get(0),
         )?;
@@ -472,53 +474,20 @@ impl Store {
             })
             .optional()?
             .map_or(last_seq, |seq: u64| seq.min(last_seq));
-        let mut heads = self
+        let uris: Vec<String> = self
             .conn
-            .prepare("SELECT uri, head, head_seq FROM sessions")?;
-        let mut turns_q = self
-            .conn
-            .prepare("SELECT json FROM turns WHERE uri = ?1 ORDER BY idx")?;
-        let mut log_q = self
-            .conn
-            .prepare("SELECT ts, envelope FROM actions WHERE uri = ?1 AND seq > ?2 ORDER BY seq")?;
-        let rows: Vec<(String, String, u64)> = heads
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .prepare("SELECT uri FROM v1_sessions UNION SELECT uri FROM sessions")?
+            .query_map([], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        let mut sessions = Vec::with_capacity(rows.len());
-        for (uri, head, head_seq) in rows {
-            let mut state: SessionState = decode::from_text(&head)?;
-            let turns: Vec<String> = turns_q
-                .query_map([&uri], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
-            state.turns = turns
-                .iter()
-                .map(|t| decode::from_text::<Turn>(t).map(std::sync::Arc::new))
-                .collect::<Result<_, _>>()?;
-            let persisted_turns = state.turns.len();
-            let turn_bytes = turns.iter().map(String::len).collect();
-            let log: Vec<(f64, String)> = log_q
-                .query_map(params![uri, head_seq], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<Result<_, _>>()?;
-            for (ts, envelope) in &log {
-                let envelope: ActionEnvelope = decode::from_text(envelope)?;
-                // Logged envelopes were applied once already; replaying them reproduces the state.
-                let _ = session_reducer(&mut state, &envelope.action, &FixedClock(*ts));
-            }
+        let mut sessions = Vec::with_capacity(uris.len());
+        for uri in uris {
             let v1 = self.load_v1(&uri)?;
-            sessions.push(LoadedSession {
-                state,
-                persisted_turns,
-                turn_bytes,
-                since_head: log.len(),
-                v1,
-            });
+            let older = match &v1 {
+                Some(v1) if v1.head.host.is_some() => None,
+                _ => self.load_older(&uri)?,
+            };
+            sessions.push(LoadedSession { uri, v1, older });
         }
-        sessions.sort_by(|a, b| {
-            a.state
-                .summary
-                .created_at
-                .total_cmp(&b.state.summary.created_at)
-        });
         let clients = self
             .conn
             .prepare("SELECT client_id, secret_sha256, used, proven, v1 FROM clients")?
@@ -597,7 +566,7 @@ impl Store {
         let mut turns_q = self
             .conn
             .prepare_cached("SELECT json FROM chat_turns WHERE chat = ?1 ORDER BY idx")?;
-        let mut persisted_turns = Vec::with_capacity(head.chats.len());
+        let mut turn_bytes = Vec::with_capacity(head.chats.len());
         for chat in &mut head.chats {
             let turns: Vec<String> = turns_q
                 .query_map([&chat.resource], |r| r.get(0))?
@@ -606,7 +575,7 @@ impl Store {
                 .iter()
                 .map(|t| serde_json::from_str::<v1::Turn>(t).map(Arc::new))
                 .collect::<Result<_, _>>()?;
-            persisted_turns.push(chat.turns.len());
+            turn_bytes.push(turns.iter().map(String::len).collect());
         }
         let log: Vec<(String, String)> = self
             .conn
@@ -628,9 +597,48 @@ impl Store {
         }
         Ok(Some(LoadedV1 {
             head,
-            persisted_turns,
+            turn_bytes,
             since_head: log.len(),
         }))
+    }
+
+    /// The 0.3.0 state an older host stored for `uri` (head, completed turns, then its log
+    /// replayed with each envelope's own clock), if any.
+    fn load_older(&self, uri: &str) -> Result<Option<SessionState>, StoreError> {
+        let Some((head, head_seq)) = self
+            .conn
+            .query_row(
+                "SELECT head, head_seq FROM sessions WHERE uri = ?1",
+                [uri],
+                |r| Ok((r.get::<_, String>(0)?, r.get::<_, u64>(1)?)),
+            )
+            .optional()?
+        else {
+            return Ok(None);
+        };
+        let mut state: SessionState = decode::from_text(&head)?;
+        let turns: Vec<String> = self
+            .conn
+            .prepare_cached("SELECT json FROM turns WHERE uri = ?1 ORDER BY idx")?
+            .query_map([uri], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        state.turns = turns
+            .iter()
+            .map(|t| decode::from_text::<Turn>(t).map(Arc::new))
+            .collect::<Result<_, _>>()?;
+        let log: Vec<(f64, String)> = self
+            .conn
+            .prepare_cached(
+                "SELECT ts, envelope FROM actions WHERE uri = ?1 AND seq > ?2 ORDER BY seq",
+            )?
+            .query_map(params![uri, head_seq], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        for (ts, envelope) in &log {
+            let envelope: ActionEnvelope = decode::from_text(envelope)?;
+            // Logged envelopes were applied once already; replaying them reproduces the state.
+            let _ = session_reducer(&mut state, &envelope.action, &FixedClock(*ts));
+        }
+        Ok(Some(state))
     }
 
     /// Writes a batch in one transaction, with the current `serverSeq`.
@@ -639,50 +647,12 @@ impl Store {
     pub fn commit(&mut self, ops: &[Op], seq: u64, replay_seq: u64) -> Result<(), StoreError> {
         let tx = self.conn.transaction()?;
         {
-            let mut insert_action = tx.prepare_cached(
-                "INSERT OR REPLACE INTO actions(seq, uri, ts, envelope) VALUES (?1, ?2, ?3, ?4)",
-            )?;
             for op in ops {
                 match op {
-                    Op::Action {
-                        seq,
-                        uri,
-                        ts,
-                        frame,
-                    } => {
-                        insert_action.execute(params![
-                            seq,
-                            &**uri,
-                            ts,
-                            crate::replay::envelope_of(frame)
-                        ])?;
-                    }
-                    Op::Head { uri, json, seq } => {
-                        tx.execute(
-                            "INSERT OR REPLACE INTO sessions(uri, head, head_seq) VALUES (?1, ?2, ?3)",
-                            params![&**uri, json, seq],
-                        )?;
-                        tx.execute(
-                            "DELETE FROM actions WHERE uri = ?1 AND seq <= ?2",
-                            params![&**uri, seq],
-                        )?;
-                    }
-                    Op::Turn {
-                        uri,
-                        idx,
-                        turn_id,
-                        json,
-                    } => {
-                        tx.execute(
-                            "INSERT OR REPLACE INTO turns(uri, idx, turn_id, json) VALUES (?1, ?2, ?3, ?4)",
-                            params![&**uri, *idx as i64, turn_id, json],
-                        )?;
-                    }
-                    Op::TruncateTurns { uri, from_idx } => {
-                        tx.execute(
-                            "DELETE FROM turns WHERE uri = ?1 AND idx >= ?2",
-                            params![&**uri, *from_idx as i64],
-                        )?;
+                    Op::ForgetOlderState { uri } => {
+                        for table in ["sessions", "turns", "actions"] {
+                            tx.execute(&format!("DELETE FROM {table} WHERE uri = ?1"), [&**uri])?;
+                        }
                     }
                     Op::BindClient {
                         client_id,
@@ -821,45 +791,6 @@ impl Store {
         tx.commit()?;
         self.unchecked += 1;
         Ok(())
-    }
-
-    /// Completed turns of `uri` before the turn `before` (or the newest), oldest first, at most
-    /// `limit`, and whether older ones exist. `None` when `before` names no turn.
-    pub fn fetch_turns(
-        &self,
-        uri: &str,
-        before: Option<&str>,
-        limit: usize,
-    ) -> Result<Option<(Vec<Turn>, bool)>, StoreError> {
-        let end: i64 = match before {
-            Some(id) => match self
-                .conn
-                .query_row(
-                    "SELECT idx FROM turns WHERE uri = ?1 AND turn_id = ?2",
-                    params![uri, id],
-                    |r| r.get(0),
-                )
-                .optional()?
-            {
-                Some(idx) => idx,
-                None => return Ok(None),
-            },
-            None => i64::MAX,
-        };
-        let mut q = self.conn.prepare_cached(
-            "SELECT json FROM turns WHERE uri = ?1 AND idx < ?2 ORDER BY idx DESC LIMIT ?3",
-        )?;
-        let mut rows: Vec<String> = q
-            .query_map(params![uri, end, limit as i64 + 1], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
-        let has_more = rows.len() > limit;
-        rows.truncate(limit);
-        rows.reverse();
-        let turns = rows
-            .iter()
-            .map(|t| decode::from_text::<Turn>(t))
-            .collect::<Result<_, _>>()?;
-        Ok(Some((turns, has_more)))
     }
 }
 

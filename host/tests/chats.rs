@@ -1,7 +1,7 @@
 //! The host's AHP 1.0 state (`hub/v1_mirror.rs`, `hub/chats.rs`): always there, kept in
 //! SQLite with what only 1.0 has (a chat's draft, the session's archived flag), across restarts
 //! and a kill -9 during a turn; a database of an older host (0.3.0 state only) is lifted once and
-//! kept.
+//! kept, one of a host that kept both states keeps the 1.0 one, and the 0.3.0 rows go.
 
 mod common;
 mod v1_raw;
@@ -251,11 +251,49 @@ async fn kill_9_during_a_turn_keeps_the_1_0_state_a_client_saw() {
     host.kill_9();
 }
 
-/// The AHP 1.0 tables of a database, dropped: what a host before them left.
-fn as_older_database(data: &Path) {
+/// Makes the database what a host before AHP 1.0 left: no 1.0 tables, and `state` stored as
+/// such a host stored a session (its head without the completed turns, the turns in order).
+fn as_older_database(data: &Path, state: &ahp_wasm::protocol::SessionState) {
     let db = rusqlite::Connection::open(data.join("ahp-host.sqlite3")).unwrap();
     db.execute_batch("DROP TABLE v1_sessions; DROP TABLE chat_turns; DROP TABLE v1_actions;")
         .unwrap();
+    write_older_rows(&db, state);
+}
+
+/// Stores `state` in the 0.3.0 tables as an older host did.
+fn write_older_rows(db: &rusqlite::Connection, state: &ahp_wasm::protocol::SessionState) {
+    let uri = &state.summary.resource;
+    let mut head = serde_json::to_value(state).unwrap();
+    head["turns"] = json!([]);
+    let seq: i64 = db
+        .query_row("SELECT value FROM meta WHERE key = 'seq'", [], |r| r.get(0))
+        .unwrap();
+    db.execute(
+        "INSERT INTO sessions(uri, head, head_seq) VALUES (?1, ?2, ?3)",
+        rusqlite::params![uri, head.to_string(), seq],
+    )
+    .unwrap();
+    for (idx, turn) in state.turns.iter().enumerate() {
+        db.execute(
+            "INSERT INTO turns(uri, idx, turn_id, json) VALUES (?1, ?2, ?3, ?4)",
+            rusqlite::params![
+                uri,
+                idx as i64,
+                turn.id,
+                serde_json::to_string(&**turn).unwrap()
+            ],
+        )
+        .unwrap();
+    }
+}
+
+/// Rows left in the tables of the 0.3.0 state older hosts stored.
+fn older_rows(data: &Path) -> i64 {
+    stored_rows(
+        data,
+        "SELECT (SELECT COUNT(*) FROM sessions) + (SELECT COUNT(*) FROM turns) + \
+         (SELECT COUNT(*) FROM actions)",
+    )
 }
 
 fn stored_v1_heads(data: &Path) -> i64 {
@@ -329,7 +367,12 @@ async fn a_database_of_an_older_host_is_lifted_once_and_kept() {
     old.close().await;
     let common::TestHost { host, data, work } = t;
     host.shutdown().await;
-    as_older_database(data.path());
+    assert_eq!(
+        older_rows(data.path()),
+        0,
+        "this host stores no 0.3.0 state"
+    );
+    as_older_database(data.path(), &before);
 
     let host = restart(data.path(), work.path()).await;
     let url = url_with_token(&host);
@@ -338,7 +381,7 @@ async fn a_database_of_an_older_host_is_lifted_once_and_kept() {
     assert_eq!(ids, ["t0", "t1"]);
     assert_eq!(session.title, before.summary.title);
     assert_eq!(session.default_chat.as_deref(), Some(c));
-    // The 0.3.0 state is untouched by the lift.
+    // A 0.3.0 client sees the session as before: the view of the lifted state.
     let mut old = Client::ready(&host, "old-client-2").await;
     let view = session_state(&old.subscribe(s).await);
     assert_eq!(comparable(&view), comparable(&before));
@@ -351,6 +394,11 @@ async fn a_database_of_an_older_host_is_lifted_once_and_kept() {
     raw.close().await;
     host.shutdown().await;
     assert_eq!(stored_v1_heads(data.path()), 1, "lifted once and stored");
+    assert_eq!(
+        older_rows(data.path()),
+        0,
+        "the 0.3.0 rows went with the lift"
+    );
 
     let host = restart(data.path(), work.path()).await;
     let url = url_with_token(&host);
@@ -360,8 +408,60 @@ async fn a_database_of_an_older_host_is_lifted_once_and_kept() {
         Some("after the lift")
     );
     assert_eq!(again.turns, chat.turns);
+    let mut old = Client::ready(&host, "old-client-3").await;
+    let view = session_state(&old.subscribe(s).await);
+    assert_eq!(comparable(&view), comparable(&before));
+    old.close().await;
     host.shutdown().await;
     // Let the host's files go before the directories do.
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}
+
+/// A host that kept both states stored the creation time and the 0.3.0 model selection in the
+/// 0.3.0 state only: they are taken from there once, kept with the 1.0 state, and the 0.3.0
+/// rows go.
+#[tokio::test]
+async fn a_database_that_kept_both_states_keeps_the_1_0_one() {
+    let t = start_host().await;
+    let s = "ahp-session:/both";
+    let mut old = Client::in_new_session(&t.host, "old-client", s).await;
+    old.send_message(s, "t0", "hello").await;
+    old.until_turn_end("t0").await;
+    let mut before = session_state(&old.subscribe(s).await);
+    old.close().await;
+    let common::TestHost { host, data, work } = t;
+    host.shutdown().await;
+    // What that host stored: a 1.0 head without the host's fields, and the 0.3.0 state
+    // (here with a creation time and a model of its own, to tell where they come from).
+    before.summary.created_at = 1_700_000_000_000.0;
+    before.summary.model = Some(ahp_wasm::protocol::ModelSelection {
+        id: "chosen-by-an-older-client".into(),
+        ..Default::default()
+    });
+    {
+        let db = rusqlite::Connection::open(data.path().join("ahp-host.sqlite3")).unwrap();
+        db.execute(
+            "UPDATE v1_sessions SET head = json_remove(head, '$.host')",
+            [],
+        )
+        .unwrap();
+        write_older_rows(&db, &before);
+    }
+
+    for round in 0..2 {
+        let host = restart(data.path(), work.path()).await;
+        let mut old = Client::ready(&host, &format!("reader-{round}")).await;
+        let view = session_state(&old.subscribe(s).await);
+        assert_eq!(comparable(&view), comparable(&before), "round {round}");
+        old.close().await;
+        host.shutdown().await;
+        assert_eq!(older_rows(data.path()), 0, "round {round}");
+        let kept = stored_rows(
+            data.path(),
+            "SELECT CAST(json_extract(head, '$.host.createdAt') AS INTEGER) FROM v1_sessions",
+        );
+        assert_eq!(kept, 1_700_000_000_000, "round {round}");
+    }
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
 

@@ -20,7 +20,12 @@ pub fn session_state(
     let of_chat = |key: &str| conversation.get(key).filter(|v| !v.is_null()).cloned();
     let mut summary = Map::new();
     summary.insert("resource".into(), resource.into());
-    copy(&mut summary, &session, &["provider", "title", "project"]);
+    // `origin`: an automation run's session (a member 0.3.0 keeps without knowing it).
+    copy(
+        &mut summary,
+        &session,
+        &["provider", "title", "project", "origin"],
+    );
     summary.insert("status".into(), of_chat("status").unwrap_or(Value::from(0)));
     if let Some(activity) = of_chat("activity") {
         summary.insert("activity".into(), activity);

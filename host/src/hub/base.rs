@@ -205,7 +205,6 @@ impl Core {
             .map(|plain| self.envelope_frame(channel, plain, origin.clone(), None).0);
         let (frame, action) = self.envelope_frame(channel, action, origin.clone(), None);
         let session = self.sessions.get_mut(channel).expect("checked above");
-        session.record(self.seq, now, &frame, changed, &mut self.ops);
         let uri = session.uri.clone();
         match &plain {
             None => fanout(&mut self.outbox, &session.subscribers, &frame),
@@ -222,11 +221,28 @@ impl Core {
             .summary_changes(changed)
             .filter(|_| !super::v1_mirror::is_chat_view(&uri));
         self.replay.push(self.seq, uri.clone(), frame, plain);
+        // The 1.0 state follows (and is what the store keeps).
         self.v1_session_applied(&uri, &action, origin.as_ref(), now);
+        #[cfg(debug_assertions)]
+        if changed.contains(ahp_wasm::protocol::SessionStateField::Turns) {
+            self.check_v03_view(&uri);
+        }
         if let Some(changes) = summary_changes {
             self.notify_root(jsonrpc::methods::SESSION_SUMMARY_CHANGED, &changes);
         }
         Ok(action)
+    }
+
+    /// Checks that session (or chat's view) `uri`'s 0.3.0 state is the view of its 1.0 state
+    /// (`v03_view.rs`): at every snapshot served, and in debug builds whenever turns change,
+    /// so the state the store keeps gives back every session's 0.3.0 state after a restart.
+    #[cfg(debug_assertions)]
+    pub(super) fn check_v03_view(&self, uri: &str) {
+        if let Some(session) = self.sessions.get(uri) {
+            if let Some(mirror) = &session.v1 {
+                super::v03_view::check(uri, &session.state, mirror);
+            }
+        }
     }
 
     /// Gives an action a feature applied to its own channel the next `serverSeq`: its envelope

@@ -7,8 +7,10 @@
 //! waits on another's. Its 1.0 state is a [`Mirror`](super::v1_mirror::Mirror) with a `parent`:
 //! the chat (translated by `compat::to_v1` as a default chat is), while what would change a
 //! session (the chat's `chats` entry, `session/chatUpdated`) goes to the parent session's 1.0
-//! state instead ([`Core::v1_to_parent`]). Both are stored under the chat's URI as a session's
-//! are, so a restart restores them; the parent's `chats[]` is stored with the parent.
+//! state instead ([`Core::v1_to_parent`]); what changes the view's session (its config, say) is
+//! kept in the mirror's own session, unseen. The mirror is stored under the chat's URI as a
+//! session's is, so a restart restores it and derives the view from it; the parent's `chats[]`
+//! is stored with the parent.
 //!
 //! 0.3.0 clients never see a view: it is not listed, not subscribable, counts in no root
 //! summary and takes no 0.3.0 dispatch (a 0.3.0 session is its default chat only).
@@ -288,7 +290,7 @@ impl Hub {
             .v1
             .as_ref()
             .and_then(|m| m.session.changesets.clone());
-        let mut view = Session::new(state);
+        let mut view = Session::new(state).ok_or_else(super::commands::no_v1_state)?;
         // A non-default chat may move to another session (`moveChat`).
         let entry = view.v1.as_mut().and_then(|m| {
             m.parent = Some(parent.clone());
@@ -308,13 +310,8 @@ impl Hub {
             Some(entry.clone())
         });
         let Some(entry) = entry else {
-            return Err(ErrorObject::new(
-                errors::INTERNAL_ERROR,
-                "the chat has no AHP 1.0 state (a bug of the host)",
-            ));
+            return Err(super::commands::no_v1_state());
         };
-        view.record_turns(&mut self.core.ops);
-        view.record_head(self.core.seq, &mut self.core.ops);
         let uri = view.uri.clone();
         if let Some(mirror) = &mut view.v1 {
             mirror.record_all(&uri, self.core.seq, &mut self.core.ops);

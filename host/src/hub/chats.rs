@@ -74,6 +74,9 @@ impl Core {
         if !applied.is_empty() {
             self.seq = first + applied.len() as u64 - 1;
             mirror.record(&session.uri, first, &applied, &mut self.ops);
+        } else if mirror.needs_head {
+            // Only the host's fields changed (a 0.3.0 selection): a head keeps them.
+            mirror.record_all(&session.uri, self.seq, &mut self.ops);
         }
         for (i, (to, action)) in applied.iter().enumerate() {
             let subs = if *to == mirror.chat_uri {

@@ -154,13 +154,8 @@ impl Hub {
             root_uri: Arc::from(ROOT_CHANNEL),
             root: RootState {
                 agents: vec![crate::agent::agent_info()],
-                active_sessions: Some(
-                    loaded
-                        .sessions
-                        .iter()
-                        .filter(|s| !v1_mirror::is_chat_view(&s.state.summary.resource))
-                        .count() as f64,
-                ),
+                // Counted once the sessions are loaded.
+                active_sessions: Some(0.0),
                 terminals: None,
                 config: Some(crate::agent::config::root_config(
                     loaded
@@ -233,17 +228,27 @@ impl Hub {
         };
         let mut interrupted = Vec::new();
         for s in loaded.sessions {
-            let uri = s.state.summary.resource.clone();
-            if let Some(turn) = &s.state.active_turn {
+            let older = s.older.is_some();
+            let Some(mut session) = Session::loaded(s) else {
+                continue;
+            };
+            let uri = session.uri.to_string();
+            if let Some(turn) = &session.state.active_turn {
                 interrupted.push((uri.clone(), turn.id.clone()));
             }
-            let mut session = Session::loaded(&uri, s);
-            // A session of an older host: its lifted 1.0 state is stored once.
+            // Stored as the 1.0 state alone from now on: completed (its host fields), or
+            // lifted (a session of a host before AHP 1.0), and the older rows gone.
             let seq = hub.core.seq;
             if let Some(mirror) = session.v1.as_mut().filter(|m| m.needs_head) {
                 mirror.record_all(&session.uri, seq, &mut hub.core.ops);
             }
-            hub.core.sessions.insert(uri.clone(), session);
+            if older {
+                let uri = session.uri.clone();
+                hub.core
+                    .ops
+                    .push(crate::store::Op::ForgetOlderState { uri });
+            }
+            hub.core.sessions.insert(uri, session);
         }
         for orphan in chat_views::link_parents(&mut hub.core.sessions) {
             eprintln!("ahp-host: chat {orphan} belongs to no session; dropped");
@@ -252,6 +257,12 @@ impl Hub {
             });
             interrupted.retain(|(uri, _)| *uri != orphan);
         }
+        let sessions = hub
+            .core
+            .sessions
+            .keys()
+            .filter(|uri| !v1_mirror::is_chat_view(uri));
+        hub.core.root.active_sessions = Some(sessions.count() as f64);
         for (uri, turn_id) in interrupted {
             hub.apply_server(&uri, turns::interrupted(&turn_id));
         }

@@ -1,8 +1,8 @@
-//! One session as the hub holds it: state, subscribers, the agent working on it, and what is
-//! on disk.
+//! One session as the hub holds it: its 1.0 state (`v1_mirror.rs`, what the store keeps) and
+//! the 0.3.0 state derived from it, subscribers, and the agent working on it.
 
 use crate::agent::AgentEvent;
-use crate::store::{LoadedSession, Op};
+use crate::store::{HostFields, LoadedSession};
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::{
     ActionOrigin, SessionState, SessionStateField, SessionSummary, SessionSummaryChangedParams,
@@ -14,13 +14,6 @@ use tokio::sync::mpsc;
 
 use super::v1_mirror::Mirror;
 use super::ConnId;
-
-/// A fresh head (state without completed turns) is written at least this often, so a restart
-/// replays a bounded log.
-const HEAD_EVERY: usize = 512;
-/// ... and at least every this many bytes of log, so large actions (a client plugin published
-/// again and again) do not grow the database by their size each time.
-const HEAD_EVERY_BYTES: usize = 4 << 20;
 
 /// The agent task working on the active turn.
 pub(super) struct AgentRun {
@@ -34,65 +27,73 @@ pub(super) struct Session {
     pub state: SessionState,
     pub subscribers: Vec<ConnId>,
     pub agent: Option<AgentRun>,
-    /// Completed turns written to the `turns` table.
-    persisted_turns: usize,
-    /// The JSON size of each of those turns.
-    turn_bytes: Vec<usize>,
-    /// Log entries since the last head.
-    since_head: usize,
-    /// Bytes of those entries (of this process's: a restart starts counting again).
-    since_head_bytes: usize,
     /// The summary as last announced with `root/sessionSummaryChanged`.
     announced: SessionSummary,
     /// `session/modelChanged` / `session/agentChanged` dispatched during a turn, applied after it.
     pub deferred: Vec<(StateAction, Option<ActionOrigin>)>,
-    /// The session's AHP 1.0 state (`v1_mirror.rs`); `None` only where a bug of the lift left
-    /// it without one (logged): the session is then not served to 1.0 clients.
+    /// The session's AHP 1.0 state (`v1_mirror.rs`): always there (a session whose 0.3.0
+    /// state does not lift is refused when created, `Session::new`).
     pub v1: Option<super::v1_mirror::Mirror>,
 }
 
 impl Session {
-    /// A new session; the caller records its first head.
-    pub fn new(state: SessionState) -> Session {
-        Session {
+    /// A new session; the caller stores it (`Mirror::record_all`). `None` (logged) when its
+    /// state does not lift to 1.0, a bug of the lift: it could be neither stored nor served.
+    pub fn new(state: SessionState) -> Option<Session> {
+        let v1 = Some(Mirror::lift(&state)?);
+        Some(Session {
             uri: Arc::from(state.summary.resource.as_str()),
             announced: state.summary.clone(),
-            v1: Mirror::lift(&state),
+            v1,
             state,
             subscribers: Vec::new(),
             agent: None,
-            persisted_turns: 0,
-            turn_bytes: Vec::new(),
-            since_head: 0,
-            since_head_bytes: 0,
             deferred: Vec::new(),
-        }
+        })
     }
 
-    /// A session loaded from the database.
-    pub fn loaded(uri: &str, loaded: LoadedSession) -> Session {
-        Session {
-            uri: Arc::from(uri),
-            announced: loaded.state.summary.clone(),
-            // Stored in 1.0, or (a database of an older host, or a stored state without its
-            // default chat) lifted once and stored.
-            v1: loaded
-                .v1
-                .and_then(|v1| Mirror::loaded(uri, v1))
-                .map(|mut mirror| {
-                    mirror.selection = super::v1_mirror::Selection::of(&loaded.state);
-                    mirror
-                })
-                .or_else(|| Mirror::lift(&loaded.state)),
-            state: loaded.state,
+    /// A session loaded from the database: its 1.0 state, and its 0.3.0 state derived from
+    /// it. An older host's 0.3.0 state (`loaded.older`) gives what the 1.0 state lacks: the
+    /// host's fields, or all of it (lifted) where no usable 1.0 state is stored; the caller
+    /// stores the result. `None` (logged) when neither gives a session.
+    pub fn loaded(loaded: LoadedSession) -> Option<Session> {
+        let LoadedSession { uri, v1, older } = loaded;
+        let stored = v1.and_then(|v1| Mirror::loaded(&uri, v1));
+        let mirror = match (stored, &older) {
+            (Some(mut mirror), older) => {
+                if let Some(older) = older.as_ref().filter(|_| mirror.needs_head) {
+                    mirror.host = HostFields::of(older);
+                }
+                mirror
+            }
+            (None, Some(older)) => Mirror::lift(older)?,
+            (None, None) => {
+                eprintln!("ahp-host: session {uri} has no usable stored state; not loaded");
+                return None;
+            }
+        };
+        let state = match mirror.v03_state(&uri) {
+            Ok(state) => state,
+            Err(e) => {
+                // A bug of the view (the debug check of `v03_view.rs` would have caught it).
+                eprintln!("ahp-host: session {uri} has no 0.3.0 view ({e}); not loaded");
+                return None;
+            }
+        };
+        #[cfg(debug_assertions)]
+        if let Some(older) = &older {
+            // What an older host stored and what its 1.0 state shows must agree.
+            super::v03_view::check(&uri, older, &mirror);
+        }
+        Some(Session {
+            uri: Arc::from(uri.as_str()),
+            announced: state.summary.clone(),
+            v1: Some(mirror),
+            state,
             subscribers: Vec::new(),
             agent: None,
-            persisted_turns: loaded.persisted_turns,
-            turn_bytes: loaded.turn_bytes,
-            since_head: loaded.since_head,
-            since_head_bytes: 0,
             deferred: Vec::new(),
-        }
+        })
     }
 
     pub fn reduce(
@@ -101,74 +102,6 @@ impl Session {
         clock: &dyn Clock,
     ) -> Outcome<SessionStateField> {
         session_reducer(&mut self.state, action, clock)
-    }
-
-    /// Queues the writes for an applied envelope: the log entry, completed or truncated turns,
-    /// and a new head when the structure changed or the log grew long.
-    pub fn record(
-        &mut self,
-        seq: u64,
-        ts: f64,
-        frame: &Arc<str>,
-        changed: Changed<SessionStateField>,
-        ops: &mut Vec<Op>,
-    ) {
-        ops.push(Op::Action {
-            seq,
-            uri: self.uri.clone(),
-            ts,
-            frame: frame.clone(),
-        });
-        self.since_head += 1;
-        self.since_head_bytes += frame.len();
-        let structural = changed.contains(SessionStateField::Turns)
-            || changed.contains(SessionStateField::Lifecycle);
-        if changed.contains(SessionStateField::Turns) {
-            self.record_turns(ops);
-        }
-        if structural || self.since_head >= HEAD_EVERY || self.since_head_bytes >= HEAD_EVERY_BYTES
-        {
-            self.record_head(seq, ops);
-        }
-    }
-
-    /// Queues writes for completed turns added (or removed) since the last call.
-    pub fn record_turns(&mut self, ops: &mut Vec<Op>) {
-        let len = self.state.turns.len();
-        if len < self.persisted_turns {
-            ops.push(Op::TruncateTurns {
-                uri: self.uri.clone(),
-                from_idx: len,
-            });
-            self.persisted_turns = len;
-            self.turn_bytes.truncate(len);
-        }
-        for idx in self.persisted_turns..len {
-            let turn = &self.state.turns[idx];
-            let json = serde_json::to_string(turn).expect("turns always serialize");
-            self.turn_bytes.push(json.len());
-            ops.push(Op::Turn {
-                uri: self.uri.clone(),
-                idx,
-                turn_id: turn.id.clone(),
-                json,
-            });
-        }
-        self.persisted_turns = len;
-    }
-
-    /// Queues the state without its completed turns as the head at `seq`.
-    pub fn record_head(&mut self, seq: u64, ops: &mut Vec<Op>) {
-        let turns = std::mem::take(&mut self.state.turns);
-        let json = serde_json::to_string(&self.state).expect("session state always serializes");
-        self.state.turns = turns;
-        ops.push(Op::Head {
-            uri: self.uri.clone(),
-            json,
-            seq,
-        });
-        self.since_head = 0;
-        self.since_head_bytes = 0;
     }
 
     /// The `root/sessionSummaryChanged` params for a summary change not yet announced.
@@ -206,9 +139,9 @@ impl Session {
         })
     }
 
-    /// Bytes of completed turns this session stores.
+    /// Bytes of completed turns this session (its default chat) stores.
     pub fn stored_turn_bytes(&self) -> usize {
-        self.turn_bytes.iter().sum()
+        self.v1.as_ref().map_or(0, Mirror::stored_turn_bytes)
     }
 
     pub fn tell_agent(&self, event: AgentEvent) {

@@ -1,14 +1,15 @@
 //! The check that a session's two states agree (debug builds only): whenever a 0.3.0 session
-//! snapshot is served, the 0.3.0 view derived from the session's 1.0 mirror
-//! (`compat::session_state`, decoded with `compat::typed_state`) must equal the served 0.3.0
-//! state. The host keeps both; this is how a test run shows that a 0.3.0 client sees each
-//! session as it would look with only its default chat: a difference panics, so every test
-//! that starts a debug `ahp-host` (the host's suites, the package's Node and browser suites)
-//! fails on one.
+//! snapshot is served, whenever a session's (or chat view's) turns change, and when a session
+//! an older host stored loads, the 0.3.0 view derived from the session's 1.0 state
+//! (`Mirror::v03_state`) must equal its 0.3.0 state. The store keeps the 1.0 state only, and a
+//! restart derives the 0.3.0 state from it; the hub still applies the agents' 0.3.0 actions to
+//! both in memory. This is how a test run shows that the two never drift apart, and that a
+//! 0.3.0 client sees each session as it would look with only its default chat: a difference
+//! panics, so every test that starts a debug `ahp-host` (the host's suites, the package's Node
+//! and browser suites) fails on one.
 
 use super::v1_mirror::Mirror;
 use ahp_wasm::protocol as v03;
-use ahp_wasm::reduce::v1::from_unix_millis;
 use serde_json::Value;
 
 /// Paths not compared, with why.
@@ -31,22 +32,13 @@ pub(super) fn check(uri: &str, state: &v03::SessionState, mirror: &Mirror) {
     );
 }
 
-/// The 0.3.0 view of `mirror`, as JSON of the typed 0.3.0 state (so numbers take the served
-/// form); a view that does not decode is returned as it is, to be reported as a difference.
+/// The 0.3.0 view of `mirror` (`Mirror::v03_state`), as JSON of the typed 0.3.0 state (so
+/// numbers take the served form); a view that does not decode is returned as it is, to be
+/// reported as a difference.
 fn derived(state: &v03::SessionState, mirror: &Mirror) -> Value {
-    let created = from_unix_millis(state.summary.created_at as i64).unwrap_or_default();
-    let view = crate::compat::session_state(
-        &state.summary.resource,
-        &created,
-        &mirror.session,
-        Some(&mirror.chat),
-    );
+    let view = mirror.v03_json(&state.summary.resource);
     match crate::compat::typed_state(view.clone()) {
-        Ok(mut typed) => {
-            typed.summary.model = mirror.selection.model.clone();
-            typed.summary.agent = mirror.selection.agent.clone();
-            serde_json::to_value(typed).unwrap_or(view)
-        }
+        Ok(typed) => serde_json::to_value(mirror.with_host_fields(typed)).unwrap_or(view),
         Err(_) => view,
     }
 }

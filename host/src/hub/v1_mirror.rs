@@ -1,15 +1,16 @@
 //! The 1.0 state of a session ([`Mirror`]: the 1.0 session and its default chat, always
-//! present and persisted) and the 1.0 frames: the low layer of the hub's AHP 1.0 part
+//! present; the one state the store keeps, from which a restart derives the 0.3.0 state,
+//! [`Mirror::v03_state`]) and the 1.0 frames: the low layer of the hub's AHP 1.0 part
 //! (`v1.rs`), which the core and the sessions hold without depending on the rest of it.
 
 use super::input_needed;
 use crate::bus::ConnId;
 use crate::compat::{self, Target};
 use crate::replay::action_frame;
-use crate::store::{LoadedV1, Op};
+use crate::store::{HostFields, LoadedV1, Op};
 use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::v1;
-use ahp_wasm::reduce::v1::{chat_reducer, session_reducer};
+use ahp_wasm::reduce::v1::{chat_reducer, from_unix_millis, session_reducer};
 use ahp_wasm::reduce::Outcome;
 use serde_json::Value;
 use std::sync::Arc;
@@ -48,41 +49,22 @@ pub(super) struct Mirror {
     pub session_subs: Vec<ConnId>,
     /// 1.0 connections subscribed to the default chat.
     pub chat_subs: Vec<ConnId>,
-    /// Completed turns of the chat written to the `chat_turns` table.
-    persisted_turns: usize,
+    /// The JSON size of each completed turn of the chat written to the `chat_turns` table.
+    turn_bytes: Vec<usize>,
     /// 1.0 log entries since the last head, and their bytes.
     since_head: usize,
     since_head_bytes: usize,
-    /// Lifted from a 0.3.0 state and not stored yet: the next [`Mirror::record_all`] writes it.
+    /// Not stored as it is now (lifted from a 0.3.0 state, or loaded without its
+    /// [`HostFields`], or those changed): the next [`Mirror::record_all`] writes it.
     pub needs_head: bool,
-    /// The model and custom agent a 0.3.0 client last chose (`session/modelChanged`,
-    /// `session/agentChanged`), shown in the session's 0.3.0 view. Host-side data kept beside
-    /// the 1.0 state, not in it: 1.0 has no session-level selection (a model is per message,
-    /// and a message's model is the one that answered, not the one chosen for what comes
-    /// next), so these actions have no 1.0 counterpart (`compat::to_v1`), and inventing 1.0
-    /// state fields would show 1.0 clients members the spec does not have. Not in the stored
-    /// 1.0 head: a loaded session takes it from its stored 0.3.0 summary, which holds it.
-    pub selection: Selection,
-}
-
-/// A session's model and agent selection as 0.3.0 shows it (see [`Mirror::selection`]).
-/// Read only by the debug check of the 0.3.0 view (`v03_view.rs`) while 0.3.0 snapshots are
-/// still served from the 0.3.0 state, hence unread in release builds.
-#[derive(Clone, Default)]
-#[cfg_attr(not(debug_assertions), allow(dead_code))]
-pub(super) struct Selection {
-    pub model: Option<v03::ModelSelection>,
-    pub agent: Option<v03::AgentSelection>,
-}
-
-impl Selection {
-    /// The selection of a 0.3.0 state.
-    pub fn of(state: &v03::SessionState) -> Selection {
-        Selection {
-            model: state.summary.model.clone(),
-            agent: state.summary.agent.clone(),
-        }
-    }
+    /// The session's creation time and the model and custom agent a 0.3.0 client last chose
+    /// (`session/modelChanged`, `session/agentChanged`), for its 0.3.0 view. Host-side data
+    /// kept beside the 1.0 state, not in it: 1.0 has no creation time in the session state and
+    /// no session-level selection (a model is per message, and a message's model is the one
+    /// that answered, not the one chosen for what comes next), so these actions have no 1.0
+    /// counterpart (`compat::to_v1`), and inventing 1.0 state fields would show 1.0 clients
+    /// members the spec does not have. Stored in the 1.0 head.
+    pub host: HostFields,
 }
 
 /// A fresh 1.0 head is written at least this often (log entries), or every this many bytes of
@@ -95,6 +77,7 @@ const HEAD_EVERY_BYTES: usize = 4 << 20;
 struct HeadRef<'a> {
     session: &'a v1::SessionState,
     chats: [&'a v1::ChatState; 1],
+    host: &'a HostFields,
 }
 
 impl Mirror {
@@ -121,11 +104,11 @@ impl Mirror {
                     parent: None,
                     session_subs: Vec::new(),
                     chat_subs: Vec::new(),
-                    persisted_turns: 0,
+                    turn_bytes: Vec::new(),
                     since_head: 0,
                     since_head_bytes: 0,
                     needs_head: true,
-                    selection: Selection::of(state),
+                    host: HostFields::of(state),
                 })
             }
             Err(e) => {
@@ -139,11 +122,12 @@ impl Mirror {
     }
 
     /// The stored 1.0 state of session `uri`; `None` (logged) when it has no default chat (the
-    /// caller lifts it again from the 0.3.0 state).
+    /// caller lifts it again from the 0.3.0 state, if an older host stored one). A head without
+    /// [`HostFields`] gets default ones and [`Mirror::needs_head`]: the caller fills them in.
     pub fn loaded(uri: &str, loaded: LoadedV1) -> Option<Mirror> {
         let LoadedV1 {
             head,
-            persisted_turns,
+            mut turn_bytes,
             since_head,
         } = loaded;
         let chat_uri = head
@@ -155,7 +139,9 @@ impl Mirror {
             eprintln!("ahp-host: the stored AHP 1.0 state of {uri} lacks its default chat");
             return None;
         };
-        let persisted_turns = persisted_turns.get(i).copied().unwrap_or(0);
+        let turn_bytes = std::mem::take(turn_bytes.get_mut(i)?);
+        let needs_head = head.host.is_none();
+        let host = head.host.unwrap_or_default();
         let mut chat = head.chats.into_iter().nth(i)?;
         // Its background work ran in processes of the host that stored it, gone now.
         chat.background_work = None;
@@ -166,12 +152,38 @@ impl Mirror {
             parent: None,
             session_subs: Vec::new(),
             chat_subs: Vec::new(),
-            persisted_turns,
+            turn_bytes,
             since_head,
             since_head_bytes: 0,
-            needs_head: false,
-            selection: Selection::default(),
+            needs_head,
+            host,
         })
+    }
+
+    /// The 0.3.0 state of this session (or chat's view) on channel `resource`: its default
+    /// chat alone (`compat::session_state`), with the host's fields.
+    pub fn v03_state(&self, resource: &str) -> Result<v03::SessionState, String> {
+        let typed = compat::typed_state(self.v03_json(resource)).map_err(|e| e.to_string())?;
+        Ok(self.with_host_fields(typed))
+    }
+
+    /// The JSON of the 0.3.0 view without the host's fields ([`Mirror::v03_state`]).
+    pub fn v03_json(&self, resource: &str) -> Value {
+        let created = from_unix_millis(self.host.created_at as i64).unwrap_or_default();
+        compat::session_state(resource, &created, &self.session, Some(&self.chat))
+    }
+
+    /// `state` with the host's fields (creation time, 0.3.0 selection).
+    pub fn with_host_fields(&self, mut state: v03::SessionState) -> v03::SessionState {
+        state.summary.created_at = self.host.created_at;
+        state.summary.model = self.host.model.clone();
+        state.summary.agent = self.host.agent.clone();
+        state
+    }
+
+    /// Bytes of the chat's completed turns on disk (the session size limit counts them).
+    pub fn stored_turn_bytes(&self) -> usize {
+        self.turn_bytes.iter().sum()
     }
 
     /// Queues the writes for 1.0 actions applied at `first_seq` and on, one number each
@@ -196,7 +208,7 @@ impl Mirror {
             });
         }
         let seq = first_seq + applied.len().saturating_sub(1) as u64;
-        let turns_changed = self.chat.turns.len() != self.persisted_turns;
+        let turns_changed = self.chat.turns.len() != self.turn_bytes.len();
         if turns_changed || self.needs_head {
             self.record_all(uri, seq, ops);
         } else if self.since_head >= HEAD_EVERY || self.since_head_bytes >= HEAD_EVERY_BYTES {
@@ -207,16 +219,17 @@ impl Mirror {
     /// Queues the completed turns not written yet and a head at `seq`.
     pub(super) fn record_all(&mut self, uri: &Arc<str>, seq: u64, ops: &mut Vec<Op>) {
         let len = self.chat.turns.len();
-        if len < self.persisted_turns {
+        if len < self.turn_bytes.len() {
             ops.push(Op::TruncateChatTurns {
                 chat: self.chat_uri.clone(),
                 from_idx: len,
             });
-            self.persisted_turns = len;
+            self.turn_bytes.truncate(len);
         }
-        for idx in self.persisted_turns..len {
+        for idx in self.turn_bytes.len()..len {
             let turn = &self.chat.turns[idx];
             let json = serde_json::to_string(&**turn).expect("turns always serialize");
+            self.turn_bytes.push(json.len());
             ops.push(Op::ChatTurn {
                 chat: self.chat_uri.clone(),
                 session: uri.clone(),
@@ -225,7 +238,6 @@ impl Mirror {
                 json,
             });
         }
-        self.persisted_turns = len;
         self.record_head(uri, seq, ops);
     }
 
@@ -235,6 +247,7 @@ impl Mirror {
         let head = HeadRef {
             session: &self.session,
             chats: [&self.chat],
+            host: &self.host,
         };
         let json = serde_json::to_string(&head).expect("1.0 states always serialize");
         self.chat.turns = turns;
@@ -283,11 +296,16 @@ impl Mirror {
         now: f64,
     ) -> Vec<(String, Value)> {
         let mut out = Vec::new();
+        // No 1.0 counterpart: kept by the host (see [`Mirror::host`]), stored with a new head.
         match action {
             v03::StateAction::SessionModelChanged(a) => {
-                self.selection.model = Some(a.model.clone());
+                self.host.model = Some(a.model.clone());
+                self.needs_head = true;
             }
-            v03::StateAction::SessionAgentChanged(a) => self.selection.agent = a.agent.clone(),
+            v03::StateAction::SessionAgentChanged(a) => {
+                self.host.agent.clone_from(&a.agent);
+                self.needs_head = true;
+            }
             _ => {}
         }
         let Some(json) = serde_json::to_value(action).ok() else {
@@ -304,6 +322,11 @@ impl Mirror {
             // A chat's view has no session of its own to show; the title the agent gives it
             // is the chat's, in its entry of the session's `chats` (no chat action has one).
             Target::Session if self.parent.is_some() => {
+                // Kept in the view's own session all the same: the view's 0.3.0 state is
+                // derived from it after a restart.
+                if session_reducer(&mut self.session, &typed).is_applied() {
+                    self.needs_head = true;
+                }
                 if let v1::StateAction::SessionTitleChanged(a) = &typed {
                     let action = serde_json::json!({"type": "session/chatUpdated",
                         "chat": self.chat_uri, "changes": {"title": a.title}});
