@@ -333,7 +333,7 @@ impl Hub {
             .core
             .sessions
             .iter()
-            .filter(|(_, s)| s.v1.as_ref().is_some_and(|m| m.chat.canvases.is_some()))
+            .filter(|(_, s)| s.v1.chat.canvases.is_some())
             .map(|(key, _)| key.clone())
             .collect();
         for key in stale {

@@ -56,7 +56,7 @@ pub(super) fn link_parents(sessions: &mut HashMap<String, Session>) -> Vec<Strin
     let links: Vec<(String, String)> = sessions
         .iter()
         .filter(|(uri, _)| !is_chat_view(uri))
-        .filter_map(|(uri, s)| Some((uri, s.v1.as_ref()?)))
+        .map(|(uri, s)| (uri, &s.v1))
         .flat_map(|(uri, m)| {
             m.session
                 .chats
@@ -66,13 +66,13 @@ pub(super) fn link_parents(sessions: &mut HashMap<String, Session>) -> Vec<Strin
         })
         .collect();
     for (chat, parent) in links {
-        if let Some(mirror) = sessions.get_mut(&chat).and_then(|s| s.v1.as_mut()) {
-            mirror.parent = Some(parent);
+        if let Some(session) = sessions.get_mut(&chat) {
+            session.v1.parent = Some(parent);
         }
     }
     let orphans: Vec<String> = sessions
         .iter()
-        .filter(|(uri, s)| is_chat_view(uri) && s.v1.as_ref().is_none_or(|m| m.parent.is_none()))
+        .filter(|(uri, s)| is_chat_view(uri) && s.v1.parent.is_none())
         .map(|(uri, _)| uri.clone())
         .collect();
     for orphan in &orphans {
@@ -111,7 +111,7 @@ pub(super) fn split_parent(parent: Option<&str>, applied: &mut Vec<(String, Valu
 impl Core {
     /// The session chat view `chat` belongs to (`None` for anything else).
     pub(super) fn chat_parent(&self, chat: &str) -> Option<&str> {
-        self.sessions.get(chat)?.v1.as_ref()?.parent.as_deref()
+        self.sessions.get(chat)?.v1.parent.as_deref()
     }
 
     /// Gives the chat views of session `uri` that work in its directory the session's
@@ -122,23 +122,20 @@ impl Core {
         let Some(session) = self.sessions.get(uri) else {
             return;
         };
-        let Some(changesets) = session.v1.as_ref() else {
-            return;
-        };
-        let changesets = changesets.session.changesets.clone();
+        let changesets = session.v1.session.changesets.clone();
         let directory = &session.state.summary.working_directory;
         let views: Vec<String> = self
             .sessions
             .iter()
-            .filter(|(_, s)| s.v1.as_ref().and_then(|m| m.parent.as_deref()) == Some(uri))
+            .filter(|(_, s)| s.v1.parent.as_deref() == Some(uri))
             .filter(|(_, s)| &s.state.summary.working_directory == directory)
             .map(|(key, _)| key.clone())
             .collect();
         for view in views {
-            let Some(mirror) = self.sessions.get_mut(&view).and_then(|s| s.v1.as_mut()) else {
+            let Some(session) = self.sessions.get_mut(&view) else {
                 continue;
             };
-            if let Some(applied) = mirror.chat_changesets(changesets.clone()) {
+            if let Some(applied) = session.v1.chat_changesets(changesets.clone()) {
                 let first = self.seq + 1;
                 self.v1_publish_at(&view, first, vec![applied], None);
             }
@@ -148,17 +145,14 @@ impl Core {
     /// The actions that take chat `chat`'s `inputNeeded` entries out of session `parent` (the
     /// chat is leaving it).
     pub(super) fn input_needed_gone(&self, parent: &str, chat: &str) -> Vec<Value> {
-        let session = self.sessions.get(parent).and_then(|s| s.v1.as_ref());
+        let session = self.sessions.get(parent).map(|s| &s.v1);
         session.map_or_else(Vec::new, |m| input_needed::changes(&m.session, chat, None))
     }
 
     /// Applies session actions about one of its chats to session `parent`'s 1.0 state: each
     /// its own `serverSeq`, stored, sent to the session's 1.0 subscribers.
     pub(super) fn v1_to_parent(&mut self, parent: &str, actions: Vec<Value>) {
-        let status = |core: &Self| {
-            let session = core.sessions.get(parent)?;
-            Some(summary_status(&session.v1.as_ref()?.session))
-        };
+        let status = |core: &Self| Some(summary_status(&core.sessions.get(parent)?.v1.session));
         let before = status(self);
         let mut actions = std::collections::VecDeque::from(actions);
         let mut activity_checked = false;
@@ -168,7 +162,7 @@ impl Core {
                 // Then the session's activity, when its chats now give it another one.
                 None if !activity_checked => {
                     activity_checked = true;
-                    let session = self.sessions.get(parent).and_then(|s| s.v1.as_ref());
+                    let session = self.sessions.get(parent).map(|s| &s.v1);
                     match session.and_then(|m| activity_changed(&m.session)) {
                         Some(json) => json,
                         None => break,
@@ -182,9 +176,7 @@ impl Core {
             let Some(session) = self.sessions.get_mut(parent) else {
                 return;
             };
-            let Some(mirror) = session.v1.as_mut() else {
-                return;
-            };
+            let mirror = &mut session.v1;
             if !session_reducer(&mut mirror.session, &typed).is_applied() {
                 continue;
             }
@@ -241,8 +233,9 @@ impl Hub {
         if let Some(dirs) = &p.working_directories {
             let of_session = session
                 .v1
-                .as_ref()
-                .and_then(|m| m.session.working_directories.as_deref())
+                .session
+                .working_directories
+                .as_deref()
                 .unwrap_or_default();
             if let Some(stray) = dirs.iter().find(|d| !of_session.contains(d)) {
                 let shown: String = stray.chars().take(120).collect();
@@ -259,14 +252,7 @@ impl Hub {
             ));
         }
         let started = match &p.initial_message {
-            Some(message) => {
-                let before = session
-                    .v1
-                    .as_ref()
-                    .map(|m| m.chat.clone())
-                    .unwrap_or_default();
-                Some(first_turn(message, &before)?)
-            }
+            Some(message) => Some(first_turn(message, &session.v1.chat)?),
             None => None,
         };
         let now = SystemClock.now();
@@ -286,13 +272,11 @@ impl Hub {
         state.queued_messages = None;
         state.input_requests = None;
         state.changesets = None;
-        let changesets = session
-            .v1
-            .as_ref()
-            .and_then(|m| m.session.changesets.clone());
+        let changesets = session.v1.session.changesets.clone();
         let mut view = Session::new(state).ok_or_else(super::commands::no_v1_state)?;
         // A non-default chat may move to another session (`moveChat`).
-        let entry = view.v1.as_mut().and_then(|m| {
+        let m = &mut view.v1;
+        let entry = {
             m.parent = Some(parent.clone());
             m.chat.movable = Some(true);
             m.chat.changesets = changesets;
@@ -303,19 +287,15 @@ impl Hub {
             if let Some(turns) = seed.turns_v1 {
                 m.chat.turns = turns;
             }
-            let entry = m.session.chats.iter_mut().find(|c| c.resource == p.chat)?;
+            let entry = m.session.chats.iter_mut().find(|c| c.resource == p.chat);
+            let entry = entry.ok_or_else(super::commands::no_v1_state)?;
             entry.movable = Some(true);
             entry.origin = seed.origin;
             entry.working_directories.clone_from(&p.working_directories);
-            Some(entry.clone())
-        });
-        let Some(entry) = entry else {
-            return Err(super::commands::no_v1_state());
+            entry.clone()
         };
         let uri = view.uri.clone();
-        if let Some(mirror) = &mut view.v1 {
-            mirror.record_all(&uri, self.core.seq, &mut self.core.ops);
-        }
+        view.v1.record_all(&uri, self.core.seq, &mut self.core.ops);
         self.core.sessions.insert(p.chat.clone(), view);
         self.apply_server(
             &p.chat,
@@ -355,7 +335,7 @@ impl Hub {
             .core
             .sessions
             .get(&chat)
-            .and_then(|s| s.v1.as_ref()?.parent.clone())
+            .and_then(|s| s.v1.parent.clone())
             .ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no such chat"))?;
         self.close_chat(&chat);
         self.core.respond(conn, id, &EmptyResult);
@@ -408,7 +388,7 @@ impl Hub {
             self.core
                 .sessions
                 .get(chat)
-                .filter(|view| view.v1.as_ref().and_then(|m| m.parent.as_deref()) == Some(parent))
+                .filter(|view| view.v1.parent.as_deref() == Some(parent))
         }
         .ok_or_else(|| invalid("`source.chat` names no chat of this session"))?;
         let state = &of_session.state;
@@ -433,27 +413,7 @@ impl Hub {
             _ => return Err(invalid("`source.turnId` names no turn of the source chat")),
         };
         // The same turns as 1.0 has them (with what 0.3.0 lacks, e.g. `startedAt`).
-        let turns_v1 = of_session.v1.as_ref().and_then(|m| {
-            let chat = &m.chat;
-            if let Some(end) = chat.turns.iter().position(|t| &t.id == turn_id) {
-                return Some(chat.turns[..=end].to_vec());
-            }
-            let started = chat.active_turn.as_ref().filter(|t| &t.id == turn_id)?;
-            let duration = started
-                .started_at
-                .parse::<jiff::Timestamp>()
-                .map_or(0, |at| (jiff::Timestamp::now() - at).get_milliseconds());
-            let end = v1::StateAction::ChatTurnCancelled(v1::ChatTurnCancelledAction {
-                turn_id: turn_id.clone(),
-                duration: duration.max(0),
-                meta: None,
-                extra: Default::default(),
-            });
-            let mut copy = chat.clone();
-            chat_reducer(&mut copy, &end)
-                .is_applied()
-                .then_some(copy.turns)
-        });
+        let turns_v1 = turns_through(&of_session.v1.chat, turn_id);
         Ok(Seed {
             turns,
             turns_v1,
@@ -482,7 +442,7 @@ impl Hub {
             .core
             .sessions
             .get(&chat)
-            .and_then(|s| s.v1.as_ref()?.parent.clone())
+            .and_then(|s| s.v1.parent.clone())
             .ok_or_else(|| {
                 if compat::session_of_chat(&chat).is_some() {
                     invalid("a session's default chat is not movable")
@@ -505,7 +465,7 @@ impl Hub {
             .sessions
             .get(&to.session)
             .filter(|_| !is_chat_view(&to.session))
-            .and_then(|s| s.v1.as_ref())
+            .map(|s| &s.v1)
             .ok_or_else(|| session_not_found(&to.session))?;
         if let Some(after) = &to.after {
             if after == &chat {
@@ -535,16 +495,14 @@ impl Hub {
         }
         let entry = self.core.sessions[&from]
             .v1
-            .as_ref()
-            .and_then(|m| m.session.chats.iter().find(|c| c.resource == chat).cloned())
+            .session
+            .chats
+            .iter()
+            .find(|c| c.resource == chat)
+            .cloned()
             .ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no such chat"))?;
-        if let Some(mirror) = self
-            .core
-            .sessions
-            .get_mut(&chat)
-            .and_then(|s| s.v1.as_mut())
-        {
-            mirror.parent = Some(to.session.clone());
+        if let Some(view) = self.core.sessions.get_mut(&chat) {
+            view.v1.parent = Some(to.session.clone());
         }
         self.chat_moved(&chat);
         // Its `inputNeeded` entries go with it (the chat's view holds them too).
@@ -554,12 +512,10 @@ impl Hub {
         let added = json!({ "type": "session/chatAdded", "summary": entry });
         let reordered = json!({ "type": "session/chatsReordered", "chats": order });
         let mut joined = vec![added, reordered];
-        joined.extend(
-            self.core.sessions[&chat]
-                .v1
-                .as_ref()
-                .map_or_else(Vec::new, |view| input_needed::sets(&view.session, &chat)),
-        );
+        joined.extend(input_needed::sets(
+            &self.core.sessions[&chat].v1.session,
+            &chat,
+        ));
         self.core.v1_to_parent(&to.session, joined);
         self.core
             .respond(conn, id, &json!({ "session": to.session }));
@@ -611,11 +567,10 @@ impl Hub {
         };
         view.stop_agent();
         self.each_feature(|f, core| f.session_disposed(core, chat));
-        if let Some(mirror) = &view.v1 {
-            for sub in mirror.chat_subs.iter().chain(&mirror.session_subs) {
-                if let Some(c) = self.core.conns.get_mut(sub) {
-                    c.v1_subs.remove(chat);
-                }
+        let mirror = &view.v1;
+        for sub in mirror.chat_subs.iter().chain(&mirror.session_subs) {
+            if let Some(c) = self.core.conns.get_mut(sub) {
+                c.v1_subs.remove(chat);
             }
         }
         self.core
@@ -628,7 +583,7 @@ impl Hub {
         self.core
             .sessions
             .iter()
-            .filter(|(_, s)| s.v1.as_ref().and_then(|m| m.parent.as_deref()) == Some(uri))
+            .filter(|(_, s)| s.v1.parent.as_deref() == Some(uri))
             .map(|(k, _)| k.clone())
             .collect()
     }
@@ -655,6 +610,29 @@ fn first_turn(
         View::Actions(_) => Err(bad("no turn to start".into())),
         View::Resync(why) => Err(bad(why.into())),
     }
+}
+
+/// The 1.0 turns of `chat` through `turn_id`: the completed ones up to it, or all of them and
+/// the active turn `turn_id` ended as cancelled (a copy: the chat goes on).
+fn turns_through(chat: &v1::ChatState, turn_id: &String) -> Option<Vec<Arc<v1::Turn>>> {
+    if let Some(end) = chat.turns.iter().position(|t| &t.id == turn_id) {
+        return Some(chat.turns[..=end].to_vec());
+    }
+    let started = chat.active_turn.as_ref().filter(|t| &t.id == turn_id)?;
+    let duration = started
+        .started_at
+        .parse::<jiff::Timestamp>()
+        .map_or(0, |at| (jiff::Timestamp::now() - at).get_milliseconds());
+    let end = v1::StateAction::ChatTurnCancelled(v1::ChatTurnCancelledAction {
+        turn_id: turn_id.clone(),
+        duration: duration.max(0),
+        meta: None,
+        extra: Default::default(),
+    });
+    let mut copy = chat.clone();
+    chat_reducer(&mut copy, &end)
+        .is_applied()
+        .then_some(copy.turns)
 }
 
 #[cfg(test)]

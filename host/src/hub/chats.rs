@@ -30,7 +30,7 @@ impl Core {
         let Ok(action) = serde_json::from_value::<v1::StateAction>(json.clone()) else {
             return false;
         };
-        let Some(mirror) = self.sessions.get_mut(key).and_then(|s| s.v1.as_mut()) else {
+        let Some(mirror) = self.sessions.get_mut(key).map(|s| &mut s.v1) else {
             return false;
         };
         let Ok(applied) = mirror.apply(key, false, &action, json) else {
@@ -66,9 +66,7 @@ impl Core {
         let Some(session) = self.sessions.get_mut(key) else {
             return;
         };
-        let Some(mirror) = session.v1.as_mut() else {
-            return;
-        };
+        let mirror = &mut session.v1;
         let parent = mirror.parent.clone();
         let to_parent = split_parent(parent.as_deref(), &mut applied);
         if !applied.is_empty() {
@@ -123,9 +121,7 @@ impl Hub {
         let Some(session) = self.core.sessions.get_mut(uri) else {
             return;
         };
-        let Some(mirror) = session.v1.as_mut() else {
-            return;
-        };
+        let mirror = &mut session.v1;
         let status = summary_status(&mirror.session);
         let applied = match mirror.apply(uri, on_session, &action, json.clone()) {
             Ok(applied) => applied,

@@ -198,9 +198,7 @@ impl Hub {
             let session = self.core.sessions.get(channel)?;
             let state = &session.state;
             #[cfg(debug_assertions)]
-            if let Some(mirror) = &session.v1 {
-                super::v03_view::check(channel, state, mirror);
-            }
+            super::v03_view::check(channel, state, &session.v1);
             let plain = (!apps)
                 .then(|| crate::mcp::apps::plain_state(state))
                 .flatten();
@@ -613,9 +611,9 @@ impl Hub {
         }
         let mut session = Session::new(state).ok_or_else(no_v1_state)?;
         let session_uri = session.uri.clone();
-        if let Some(mirror) = &mut session.v1 {
-            mirror.record_all(&session_uri, self.core.seq, &mut self.core.ops);
-        }
+        session
+            .v1
+            .record_all(&session_uri, self.core.seq, &mut self.core.ops);
         self.core.sessions.insert(uri.clone(), session);
         if let Some((conn, id)) = creator {
             self.core.respond(conn, id, &EmptyResult);
@@ -675,16 +673,15 @@ impl Hub {
                 c.subs.remove(uri);
             }
         }
-        if let Some(mirror) = &session.v1 {
-            for sub in &mirror.session_subs {
-                if let Some(c) = self.core.conns.get_mut(sub) {
-                    c.v1_subs.remove(uri);
-                }
+        let mirror = &session.v1;
+        for sub in &mirror.session_subs {
+            if let Some(c) = self.core.conns.get_mut(sub) {
+                c.v1_subs.remove(uri);
             }
-            for sub in &mirror.chat_subs {
-                if let Some(c) = self.core.conns.get_mut(sub) {
-                    c.v1_subs.remove(&mirror.chat_uri);
-                }
+        }
+        for sub in &mirror.chat_subs {
+            if let Some(c) = self.core.conns.get_mut(sub) {
+                c.v1_subs.remove(&mirror.chat_uri);
             }
         }
         self.core.ops.push(Op::DeleteSession {

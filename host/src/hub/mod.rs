@@ -239,8 +239,8 @@ impl Hub {
             // Stored as the 1.0 state alone from now on: completed (its host fields), or
             // lifted (a session of a host before AHP 1.0), and the older rows gone.
             let seq = hub.core.seq;
-            if let Some(mirror) = session.v1.as_mut().filter(|m| m.needs_head) {
-                mirror.record_all(&session.uri, seq, &mut hub.core.ops);
+            if session.v1.needs_head {
+                session.v1.record_all(&session.uri, seq, &mut hub.core.ops);
             }
             if older {
                 let uri = session.uri.clone();

@@ -31,16 +31,16 @@ pub(super) struct Session {
     announced: SessionSummary,
     /// `session/modelChanged` / `session/agentChanged` dispatched during a turn, applied after it.
     pub deferred: Vec<(StateAction, Option<ActionOrigin>)>,
-    /// The session's AHP 1.0 state (`v1_mirror.rs`): always there (a session whose 0.3.0
-    /// state does not lift is refused when created, `Session::new`).
-    pub v1: Option<super::v1_mirror::Mirror>,
+    /// The session's AHP 1.0 state (`v1_mirror.rs`): what the store keeps (a session whose
+    /// 0.3.0 state does not lift is refused when created, `Session::new`).
+    pub v1: Mirror,
 }
 
 impl Session {
     /// A new session; the caller stores it (`Mirror::record_all`). `None` (logged) when its
     /// state does not lift to 1.0, a bug of the lift: it could be neither stored nor served.
     pub fn new(state: SessionState) -> Option<Session> {
-        let v1 = Some(Mirror::lift(&state)?);
+        let v1 = Mirror::lift(&state)?;
         Some(Session {
             uri: Arc::from(state.summary.resource.as_str()),
             announced: state.summary.clone(),
@@ -88,7 +88,7 @@ impl Session {
         Some(Session {
             uri: Arc::from(uri.as_str()),
             announced: state.summary.clone(),
-            v1: Some(mirror),
+            v1: mirror,
             state,
             subscribers: Vec::new(),
             agent: None,
@@ -141,7 +141,7 @@ impl Session {
 
     /// Bytes of completed turns this session (its default chat) stores.
     pub fn stored_turn_bytes(&self) -> usize {
-        self.v1.as_ref().map_or(0, Mirror::stored_turn_bytes)
+        self.v1.stored_turn_bytes()
     }
 
     pub fn tell_agent(&self, event: AgentEvent) {

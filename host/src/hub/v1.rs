@@ -40,7 +40,7 @@ use super::sessions::Session;
 use super::v1_channels::limit_reached;
 use super::v1_mirror::is_chat_view;
 use super::v1_mirror::{envelope_frame, session_of_chat, PendingV1, CHAT_PREFIX};
-use super::v1_root::{root_state, summary, with_mirror};
+use super::v1_root::{root_state, summary};
 use super::{ConnId, Hub};
 use crate::bus::requests_v1::{for_each_host_command_v1, Optional, Shared};
 use crate::bus::RequestV1;
@@ -86,7 +86,7 @@ impl Core {
         origin: Option<&v03::ActionOrigin>,
         now: f64,
     ) {
-        let Some(mirror) = self.sessions.get_mut(uri).and_then(|s| s.v1.as_mut()) else {
+        let Some(mirror) = self.sessions.get_mut(uri).map(|s| &mut s.v1) else {
             return;
         };
         let applied = mirror.follow(uri, action, now);
@@ -150,10 +150,8 @@ enum ChannelV1<'a> {
 }
 
 impl Hub {
-    /// The kind of 1.0 channel `channel` is, when it exists here (a session whose 1.0 view
-    /// cannot be lifted does not: see [`with_mirror`]).
+    /// The kind of 1.0 channel `channel` is, when it exists here.
     fn resolve_v1<'a>(&'a self, channel: &'a str) -> Option<ChannelV1<'a>> {
-        let has_mirror = |s: &Session| with_mirror(s, |_| ()).is_some();
         Some(if channel == ROOT_CHANNEL {
             ChannelV1::Root
         } else if let Some(session) = Annotations::session_of_channel(&self.core, channel) {
@@ -165,12 +163,12 @@ impl Hub {
                 .has(channel)
                 .then_some(ChannelV1::Automations)?
         } else if let Some(session) = self.core.sessions.get(channel) {
-            has_mirror(session).then_some(ChannelV1::Session(session))?
+            ChannelV1::Session(session)
         } else if self.feature_has_channel(channel) {
             ChannelV1::Feature
         } else {
             let session = self.core.sessions.get(&session_of_chat(channel)?)?;
-            has_mirror(session).then_some(ChannelV1::DefaultChat(session))?
+            ChannelV1::DefaultChat(session)
         })
     }
 
@@ -189,20 +187,18 @@ impl Hub {
             ChannelV1::Automations => self.automations.snapshot(channel, seq)?,
             ChannelV1::Session(session) => {
                 // A session's `annotations` summary is set as it is built (`annotations.rs`).
-                let state = |m: &super::v1_mirror::Mirror| match m.parent {
-                    Some(_) => snapshot_json(channel, &m.chat, seq),
+                let m = &session.v1;
+                match m.parent {
+                    Some(_) => snapshot_json(channel, &m.chat, seq)?,
                     None => {
                         let mut state = m.session.clone();
                         state.annotations = Some(self.annotations.summary(channel));
-                        snapshot_json(channel, &state, seq)
+                        snapshot_json(channel, &state, seq)?
                     }
-                };
-                with_mirror(session, state)??
+                }
             }
             ChannelV1::Feature => self.feature_snapshot_v1(channel)?,
-            ChannelV1::DefaultChat(session) => {
-                with_mirror(session, |m| snapshot_json(channel, &m.chat, seq))??
-            }
+            ChannelV1::DefaultChat(session) => snapshot_json(channel, &session.v1.chat, seq)?,
         };
         RawJsonBuf::from_string(json).ok()
     }
@@ -237,14 +233,14 @@ impl Hub {
             return self.automations.subscribers_mut(channel);
         }
         if self.core.sessions.contains_key(channel) {
-            let session = self.core.sessions.get_mut(channel)?;
-            return session.v1.as_mut().map(|m| match m.parent {
+            let m = &mut self.core.sessions.get_mut(channel)?.v1;
+            return Some(match m.parent {
                 Some(_) => &mut m.chat_subs,
                 None => &mut m.session_subs,
             });
         }
         let session = self.core.sessions.get_mut(&session_of_chat(channel)?)?;
-        session.v1.as_mut().map(|m| &mut m.chat_subs)
+        Some(&mut session.v1.chat_subs)
     }
 
     /// Subscribes a 1.0 connection (idempotent) and returns the channel's 1.0 snapshot.
@@ -613,7 +609,7 @@ impl Hub {
             .core
             .sessions
             .get(&channel)
-            .and_then(|s| s.v1.as_ref())
+            .map(|s| &s.v1)
             .filter(|m| m.parent.is_some())
         {
             let source = Source::DefaultChat {
@@ -621,9 +617,7 @@ impl Hub {
             };
             (channel.clone(), compat::action(source, &json))
         } else if let Some(session) = self.core.sessions.get(&channel) {
-            let Some(mirror) = session.v1.as_ref() else {
-                return;
-            };
+            let mirror = &session.v1;
             let view = match compat::dispatched_on_session(&json) {
                 Some(toggle) => View::Actions(vec![toggle]),
                 None => {
@@ -633,7 +627,7 @@ impl Hub {
             };
             (channel.clone(), view)
         } else if let Some(uri) = session_of_chat(&channel) {
-            let Some(mirror) = self.core.sessions.get(&uri).and_then(|s| s.v1.as_ref()) else {
+            let Some(mirror) = self.core.sessions.get(&uri).map(|s| &s.v1) else {
                 // Actions for a channel that does not exist are ignored (as on 0.3.0).
                 return;
             };

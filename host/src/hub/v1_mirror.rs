@@ -81,8 +81,8 @@ struct HeadRef<'a> {
 }
 
 impl Mirror {
-    /// The 1.0 view of a 0.3.0 session; `None` (logged) when the lifted state does not decode,
-    /// a bug of the lift: the session is then not served to 1.0 clients.
+    /// The 1.0 state of a 0.3.0 session; `None` (logged) when the lifted state does not
+    /// decode, a bug of the lift: the session is then refused (`Session::new`) or not loaded.
     pub fn lift(state: &v03::SessionState) -> Option<Mirror> {
         // A non-default chat's view is keyed by the chat's URI (`chat_views.rs`).
         let resource = &state.summary.resource;
@@ -113,7 +113,7 @@ impl Mirror {
             }
             Err(e) => {
                 eprintln!(
-                    "ahp-host: session {} has no AHP 1.0 view ({e})",
+                    "ahp-host: session {} has no AHP 1.0 state ({e})",
                     state.summary.resource
                 );
                 None

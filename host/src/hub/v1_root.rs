@@ -154,7 +154,7 @@ impl Core {
                 // The 1.0 status: its chats' activity, with the flags only 1.0 keeps.
                 let mirror = session
                     .and_then(|uri| self.sessions.get(uri))
-                    .and_then(|s| s.v1.as_ref());
+                    .map(|s| &s.v1);
                 if let (Some(status), Some(mirror)) = (changes.get_mut("status"), mirror) {
                     *status = summary_status(&mirror.session).into();
                 }
@@ -188,17 +188,9 @@ impl Core {
     }
 }
 
-/// `f` of the session's mirror, or of one lifted for the occasion.
-pub(super) fn with_mirror<R>(session: &Session, f: impl FnOnce(&Mirror) -> R) -> Option<R> {
-    match &session.v1 {
-        Some(mirror) => Some(f(mirror)),
-        None => Mirror::lift(&session.state).as_ref().map(f),
-    }
-}
-
 /// The 1.0 summary of a session (from its mirror) with its `annotations` member.
 pub(super) fn summary(session: &Session, annotations: &v1::AnnotationsSummary) -> Option<Value> {
-    with_mirror(session, |mirror| summary_of(session, mirror, annotations))?
+    summary_of(session, &session.v1, annotations)
 }
 
 fn summary_of(

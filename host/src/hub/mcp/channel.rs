@@ -186,8 +186,7 @@ impl Hub {
         let Some(session) = self.core.sessions.get(channel) else {
             return;
         };
-        let v1_subs = session.v1.iter().flat_map(|m| &m.session_subs);
-        for sub in session.subscribers.iter().chain(v1_subs) {
+        for sub in session.subscribers.iter().chain(&session.v1.session_subs) {
             if self.core.conns.get(sub).is_some_and(|c| c.mcp_apps) {
                 self.core.outbox.push((*sub, frame.clone()));
             }
