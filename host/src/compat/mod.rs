@@ -5,7 +5,8 @@
 //! requests and pending messages inside the session state, the session's own metadata around
 //! them. The view is computed in two ways that must agree:
 //!
-//! - [`session_state`]: the whole 0.3.0 state, for a snapshot (subscribe, reconnect);
+//! - [`session_state`]: the whole 0.3.0 state, for a snapshot (subscribe, reconnect), and
+//!   [`session_summary`]: its summary alone (`listSessions`);
 //! - [`action`]: the 0.3.0 actions one 1.0 action becomes, for the envelopes that follow.
 //!
 //! and back: [`lift`] makes a 0.3.0 session a 1.0 session with one chat (a 0.3.0 database
@@ -38,7 +39,7 @@ pub use channels::{
     default_chat_uri, integers, root_v1, session_of_chat,
 };
 pub use lift::{lift, to_v1, Target};
-pub use state::session_state;
+pub use state::{session_state, session_summary};
 pub use versions::negotiate;
 
 use ahp_wasm::protocol as v03;
@@ -102,6 +103,11 @@ impl std::error::Error for ViewError {}
 /// The typed 0.3.0 session state of a view.
 pub fn typed_state(view: Value) -> Result<v03::SessionState, ViewError> {
     serde_json::from_value(view).map_err(|e| ViewError(format!("session state: {e}")))
+}
+
+/// The typed 0.3.0 session summary of a view.
+pub fn typed_summary(view: Value) -> Result<v03::SessionSummary, ViewError> {
+    serde_json::from_value(view).map_err(|e| ViewError(format!("session summary: {e}")))
 }
 
 /// The typed 0.3.0 action of a view.

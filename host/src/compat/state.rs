@@ -14,35 +14,12 @@ pub fn session_state(
     chat: Option<&v1::ChatState>,
 ) -> Value {
     let session = to_json(session);
-    // The conversation's own status and activity are the chat's; the session's without one.
-    let conversation = chat.map_or_else(|| session.clone(), to_json);
-    let chat = chat.map(to_json).unwrap_or_else(|| json!({}));
-    let of_chat = |key: &str| conversation.get(key).filter(|v| !v.is_null()).cloned();
-    let mut summary = Map::new();
-    summary.insert("resource".into(), resource.into());
-    // `origin`: an automation run's session (a member 0.3.0 keeps without knowing it).
-    copy(
-        &mut summary,
-        &session,
-        &["provider", "title", "project", "origin"],
-    );
-    summary.insert("status".into(), of_chat("status").unwrap_or(Value::from(0)));
-    if let Some(activity) = of_chat("activity") {
-        summary.insert("activity".into(), activity);
-    }
-    summary.insert("createdAt".into(), millis(Some(&Value::from(created_at))));
-    let modified = chat.get("modifiedAt").cloned().unwrap_or(created_at.into());
-    summary.insert("modifiedAt".into(), millis(Some(&modified)));
-    if let Some(first) = session
-        .get("workingDirectories")
-        .and_then(|dirs| dirs.get(0))
-    {
-        summary.insert("workingDirectory".into(), first.clone());
-    }
-    copy(&mut summary, &chat, &["changes"]);
+    let conversation = chat.map(to_json);
+    let summary = summary_of(resource, created_at, &session, conversation.as_ref());
+    let chat = conversation.unwrap_or_else(|| json!({}));
 
     let mut state = Map::new();
-    state.insert("summary".into(), Value::Object(summary));
+    state.insert("summary".into(), summary);
     copy(
         &mut state,
         &session,
@@ -89,6 +66,54 @@ pub fn session_state(
     }
     copy(&mut state, &chat, &["steeringMessage", "queuedMessages"]);
     Value::Object(state)
+}
+
+/// The 0.3.0 `SessionSummary` of the same view ([`session_state`]'s `summary`), without
+/// building the rest of it (its turns).
+pub fn session_summary(
+    resource: &str,
+    created_at: &str,
+    session: &v1::SessionState,
+    chat: Option<&v1::ChatState>,
+) -> Value {
+    summary_of(
+        resource,
+        created_at,
+        &to_json(session),
+        chat.map(to_json).as_ref(),
+    )
+}
+
+/// The summary of the view of `session` with its default chat `chat` (both as JSON).
+fn summary_of(resource: &str, created_at: &str, session: &Value, chat: Option<&Value>) -> Value {
+    // The conversation's own status and activity are the chat's; the session's without one.
+    let conversation = chat.unwrap_or(session);
+    let empty = json!({});
+    let chat = chat.unwrap_or(&empty);
+    let of_chat = |key: &str| conversation.get(key).filter(|v| !v.is_null()).cloned();
+    let mut summary = Map::new();
+    summary.insert("resource".into(), resource.into());
+    // `origin`: an automation run's session (a member 0.3.0 keeps without knowing it).
+    copy(
+        &mut summary,
+        session,
+        &["provider", "title", "project", "origin"],
+    );
+    summary.insert("status".into(), of_chat("status").unwrap_or(Value::from(0)));
+    if let Some(activity) = of_chat("activity") {
+        summary.insert("activity".into(), activity);
+    }
+    summary.insert("createdAt".into(), millis(Some(&Value::from(created_at))));
+    let modified = chat.get("modifiedAt").cloned().unwrap_or(created_at.into());
+    summary.insert("modifiedAt".into(), millis(Some(&modified)));
+    if let Some(first) = session
+        .get("workingDirectories")
+        .and_then(|dirs| dirs.get(0))
+    {
+        summary.insert("workingDirectory".into(), first.clone());
+    }
+    copy(&mut summary, chat, &["changes"]);
+    Value::Object(summary)
 }
 
 fn to_json<T: serde::Serialize>(value: &T) -> Value {

@@ -139,14 +139,23 @@ impl Hub {
         id: &RequestId,
         filter: SessionFilter,
     ) -> Result<(), ErrorObject> {
+        // Each the summary of the view of the session's 1.0 state, as its snapshot shows it.
         let mut items: Vec<SessionSummary> = self
             .core
             .sessions
             .values()
             .filter(|s| !is_chat_view(&s.uri))
-            .map(|s| &s.state.summary)
+            .map(|s| {
+                let summary = s.v1.v03_summary(&s.uri).unwrap_or_else(|e| {
+                    eprintln!("ahp-host: session {} has no 0.3.0 view ({e})", s.uri);
+                    s.state.summary.clone()
+                });
+                #[cfg(debug_assertions)]
+                super::v03_view::check_summary(&s.uri, &s.state.summary, &summary);
+                summary
+            })
             .filter(|summary| filter.matches(summary))
-            .map(|summary| self.listed_summary(summary))
+            .map(|summary| self.listed_summary(&summary))
             .collect();
         items.sort_by(|a, b| a.created_at.total_cmp(&b.created_at));
         let result = ListSessionsResult {
@@ -196,13 +205,20 @@ impl Hub {
             return None;
         } else {
             let session = self.core.sessions.get(channel)?;
-            let state = &session.state;
             #[cfg(debug_assertions)]
-            super::v03_view::check(channel, state, &session.v1);
+            super::v03_view::check(channel, &session.state, &session.v1);
+            // What a 0.3.0 client is shown: the view of the session's 1.0 state (its default
+            // chat alone), the one state the host keeps.
+            let view = session.v1.v03_state(channel).unwrap_or_else(|e| {
+                // A bug of the view (the debug check above panics on any difference): the
+                // 0.3.0 state the hub keeps in step is served instead.
+                eprintln!("ahp-host: session {channel} has no 0.3.0 view ({e})");
+                session.state.clone()
+            });
             let plain = (!apps)
-                .then(|| crate::mcp::apps::plain_state(state))
+                .then(|| crate::mcp::apps::plain_state(&view))
                 .flatten();
-            snapshot_json(channel, plain.as_ref().unwrap_or(state), self.core.seq)?
+            snapshot_json(channel, plain.as_ref().unwrap_or(&view), self.core.seq)?
         };
         RawJsonBuf::from_string(json).ok()
     }

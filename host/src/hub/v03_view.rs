@@ -1,5 +1,5 @@
 //! The check that a session's two states agree (debug builds only): whenever a 0.3.0 session
-//! snapshot is served, whenever a session's (or chat view's) turns change, and when a session
+//! snapshot or session list is served, whenever a session's (or chat view's) turns change, and when a session
 //! an older host stored loads, the 0.3.0 view derived from the session's 1.0 state
 //! (`Mirror::v03_state`) must equal its 0.3.0 state. The store keeps the 1.0 state only, and a
 //! restart derives the 0.3.0 state from it; the hub still applies the agents' 0.3.0 actions to
@@ -29,6 +29,22 @@ pub(super) fn check(uri: &str, state: &v03::SessionState, mirror: &Mirror) {
     assert!(
         diffs.is_empty(),
         "the served 0.3.0 state of {uri} differs from the view of its 1.0 mirror"
+    );
+}
+
+/// Checks a listed summary (`Mirror::v03_summary`) against the summary of the 0.3.0 state,
+/// as [`check`] does a state.
+pub(super) fn check_summary(uri: &str, kept: &v03::SessionSummary, listed: &v03::SessionSummary) {
+    let mut diffs = Vec::new();
+    let listed = serde_json::to_value(listed).unwrap_or(Value::Null);
+    let kept = serde_json::to_value(kept).unwrap_or(Value::Null);
+    diff("/summary".into(), &kept, &listed, &mut diffs);
+    for (pointer, kept, listed) in &diffs {
+        eprintln!("V03-VIEW-MISMATCH {uri} {pointer} {kept} {listed}");
+    }
+    assert!(
+        diffs.is_empty(),
+        "the 0.3.0 summary of {uri} differs from the view of its 1.0 state"
     );
 }
 

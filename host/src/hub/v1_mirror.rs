@@ -173,6 +173,17 @@ impl Mirror {
         compat::session_state(resource, &created, &self.session, Some(&self.chat))
     }
 
+    /// The summary of [`Mirror::v03_state`] alone (its turns not built).
+    pub fn v03_summary(&self, resource: &str) -> Result<v03::SessionSummary, String> {
+        let created = from_unix_millis(self.host.created_at as i64).unwrap_or_default();
+        let view = compat::session_summary(resource, &created, &self.session, Some(&self.chat));
+        let mut summary = compat::typed_summary(view).map_err(|e| e.to_string())?;
+        summary.created_at = self.host.created_at;
+        summary.model = self.host.model.clone();
+        summary.agent = self.host.agent.clone();
+        Ok(summary)
+    }
+
     /// `state` with the host's fields (creation time, 0.3.0 selection).
     pub fn with_host_fields(&self, mut state: v03::SessionState) -> v03::SessionState {
         state.summary.created_at = self.host.created_at;
