@@ -219,7 +219,7 @@ fn summary_of(
         "annotations".into(),
         serde_json::to_value(annotations).ok()?,
     );
-    let created = from_unix_millis(session.state.summary.created_at as i64)?;
+    let created = from_unix_millis(mirror.host.created_at as i64)?;
     out.insert("createdAt".into(), created.into());
     out.insert("modifiedAt".into(), mirror.chat.modified_at.clone().into());
     if let Some(changes) = &mirror.chat.changes {
