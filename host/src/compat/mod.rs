@@ -39,7 +39,7 @@ pub use channels::{
     default_chat_uri, integers, root_v1, session_of_chat,
 };
 pub use lift::{lift, to_v1, Target};
-pub use state::{session_state, session_summary};
+pub use state::{session_state, session_summary, turn};
 pub use versions::negotiate;
 
 use ahp_wasm::protocol as v03;
@@ -108,6 +108,11 @@ pub fn typed_state(view: Value) -> Result<v03::SessionState, ViewError> {
 /// The typed 0.3.0 session summary of a view.
 pub fn typed_summary(view: Value) -> Result<v03::SessionSummary, ViewError> {
     serde_json::from_value(view).map_err(|e| ViewError(format!("session summary: {e}")))
+}
+
+/// The typed 0.3.0 turn of a view.
+pub fn typed_turn(view: Value) -> Result<v03::Turn, ViewError> {
+    serde_json::from_value(view).map_err(|e| ViewError(format!("turn: {e}")))
 }
 
 /// The typed 0.3.0 action of a view.

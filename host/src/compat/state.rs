@@ -130,7 +130,7 @@ fn copy(to: &mut Map<String, Value>, from: &Value, keys: &[&str]) {
 }
 
 /// A completed 1.0 turn as 0.3.0 has it: no times, the error part of a failed turn as `error`.
-pub(super) fn turn(turn: &Value) -> Value {
+pub fn turn(turn: &Value) -> Value {
     let mut out = Map::new();
     let mut turn = turn.clone();
     super::content::edits_to_v03(&mut turn);

@@ -748,7 +748,8 @@ impl Hub {
         let limit = whole_number(p.limit.unwrap_or(50.0), "limit", 1, MAX_EXACT)
             .map_err(invalid)?
             .min(500) as usize;
-        let all = &session.state.turns;
+        // The view of the 1.0 chat's completed turns, as the session's snapshot shows them.
+        let all = &session.v1.chat.turns;
         let end = match p.before.as_deref() {
             Some(before) => all
                 .iter()
@@ -757,7 +758,12 @@ impl Hub {
             None => all.len(),
         };
         let start = end.saturating_sub(limit);
-        let turns = all[start..end].iter().map(|t| (**t).clone()).collect();
+        let turns = session.v1.v03_turns(start..end).unwrap_or_else(|e| {
+            // A bug of the view (the debug check of the session's turns panics on it).
+            eprintln!("ahp-host: session {} has no 0.3.0 view ({e})", p.channel);
+            let kept = session.state.turns.get(start..end).unwrap_or_default();
+            kept.iter().map(|t| (**t).clone()).collect()
+        });
         let has_more = start > 0;
         self.core.respond(
             conn,

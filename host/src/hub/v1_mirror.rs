@@ -173,6 +173,17 @@ impl Mirror {
         compat::session_state(resource, &created, &self.session, Some(&self.chat))
     }
 
+    /// The completed turns of [`Mirror::v03_state`] from `range` (the chat's, as 0.3.0 has
+    /// them), without building the rest of the view.
+    pub fn v03_turns(&self, range: std::ops::Range<usize>) -> Result<Vec<v03::Turn>, String> {
+        let turns = self.chat.turns.get(range).unwrap_or_default();
+        turns
+            .iter()
+            .map(|t| serde_json::to_value(&**t).map_err(|e| e.to_string()))
+            .map(|json| compat::typed_turn(compat::turn(&json?)).map_err(|e| e.to_string()))
+            .collect()
+    }
+
     /// The summary of [`Mirror::v03_state`] alone (its turns not built).
     pub fn v03_summary(&self, resource: &str) -> Result<v03::SessionSummary, String> {
         let created = from_unix_millis(self.host.created_at as i64).unwrap_or_default();
