@@ -69,22 +69,27 @@ pub fn session_state(
 }
 
 /// The 0.3.0 `SessionSummary` of the same view ([`session_state`]'s `summary`), without
-/// building the rest of it (its turns).
+/// building the rest of it: of the chat, only the members the summary reads are converted
+/// (not its turns).
 pub fn session_summary(
     resource: &str,
     created_at: &str,
     session: &v1::SessionState,
     chat: Option<&v1::ChatState>,
 ) -> Value {
-    summary_of(
-        resource,
-        created_at,
-        &to_json(session),
-        chat.map(to_json).as_ref(),
-    )
+    let chat = chat.map(|c| {
+        json!({
+            "status": c.status,
+            "activity": c.activity,
+            "modifiedAt": c.modified_at,
+            "changes": to_json(&c.changes),
+        })
+    });
+    summary_of(resource, created_at, &to_json(session), chat.as_ref())
 }
 
-/// The summary of the view of `session` with its default chat `chat` (both as JSON).
+/// The summary of the view of `session` with its default chat `chat` (both as JSON; of the
+/// chat it reads `status`, `activity`, `modifiedAt` and `changes`).
 fn summary_of(resource: &str, created_at: &str, session: &Value, chat: Option<&Value>) -> Value {
     // The conversation's own status and activity are the chat's; the session's without one.
     let conversation = chat.unwrap_or(session);

@@ -1,6 +1,6 @@
 //! The check that a session's two states agree (debug builds only): whenever a 0.3.0 session
-//! snapshot or session list is served, whenever a session's (or chat view's) turns change, and when a session
-//! an older host stored loads, the 0.3.0 view derived from the session's 1.0 state
+//! snapshot or session list is served, whenever a session's (or chat view's) turns change,
+//! and when a session an older host stored loads, the 0.3.0 view derived from the session's 1.0 state
 //! (`Mirror::v03_state`) must equal its 0.3.0 state. The store keeps the 1.0 state only, and a
 //! restart derives the 0.3.0 state from it; the hub still applies the agents' 0.3.0 actions to
 //! both in memory. This is how a test run shows that the two never drift apart, and that a
@@ -23,12 +23,17 @@ const SKIPPED: &[&str] = &[
 /// printed, then the check panics.
 pub(super) fn check(uri: &str, state: &v03::SessionState, mirror: &Mirror) {
     let diffs = differences(state, &derived(state, mirror));
-    for (pointer, served, derived) in &diffs {
-        eprintln!("V03-VIEW-MISMATCH {uri} {pointer} {served} {derived}");
+    report(uri, "state", &diffs);
+}
+
+/// Prints each difference, then panics if there is any.
+fn report(uri: &str, what: &str, diffs: &[(String, Value, Value)]) {
+    for (pointer, kept, derived) in diffs {
+        eprintln!("V03-VIEW-MISMATCH {uri} {pointer} {kept} {derived}");
     }
     assert!(
         diffs.is_empty(),
-        "the served 0.3.0 state of {uri} differs from the view of its 1.0 mirror"
+        "the 0.3.0 {what} of {uri} differs from the view of its 1.0 state"
     );
 }
 
@@ -39,13 +44,7 @@ pub(super) fn check_summary(uri: &str, kept: &v03::SessionSummary, listed: &v03:
     let listed = serde_json::to_value(listed).unwrap_or(Value::Null);
     let kept = serde_json::to_value(kept).unwrap_or(Value::Null);
     diff("/summary".into(), &kept, &listed, &mut diffs);
-    for (pointer, kept, listed) in &diffs {
-        eprintln!("V03-VIEW-MISMATCH {uri} {pointer} {kept} {listed}");
-    }
-    assert!(
-        diffs.is_empty(),
-        "the 0.3.0 summary of {uri} differs from the view of its 1.0 state"
-    );
+    report(uri, "summary", &diffs);
 }
 
 /// The 0.3.0 view of `mirror` (`Mirror::v03_state`), as JSON of the typed 0.3.0 state (so

@@ -169,8 +169,12 @@ impl Mirror {
 
     /// The JSON of the 0.3.0 view without the host's fields ([`Mirror::v03_state`]).
     pub fn v03_json(&self, resource: &str) -> Value {
-        let created = from_unix_millis(self.host.created_at as i64).unwrap_or_default();
-        compat::session_state(resource, &created, &self.session, Some(&self.chat))
+        compat::session_state(resource, &self.created(), &self.session, Some(&self.chat))
+    }
+
+    /// The creation time as 1.0 writes times (RFC 3339).
+    fn created(&self) -> String {
+        from_unix_millis(self.host.created_at as i64).unwrap_or_default()
     }
 
     /// The completed turns of [`Mirror::v03_state`] from `range` (the chat's, as 0.3.0 has
@@ -186,21 +190,23 @@ impl Mirror {
 
     /// The summary of [`Mirror::v03_state`] alone (its turns not built).
     pub fn v03_summary(&self, resource: &str) -> Result<v03::SessionSummary, String> {
-        let created = from_unix_millis(self.host.created_at as i64).unwrap_or_default();
-        let view = compat::session_summary(resource, &created, &self.session, Some(&self.chat));
+        let view =
+            compat::session_summary(resource, &self.created(), &self.session, Some(&self.chat));
         let mut summary = compat::typed_summary(view).map_err(|e| e.to_string())?;
-        summary.created_at = self.host.created_at;
-        summary.model = self.host.model.clone();
-        summary.agent = self.host.agent.clone();
+        self.host_fields_into(&mut summary);
         Ok(summary)
     }
 
     /// `state` with the host's fields (creation time, 0.3.0 selection).
     pub fn with_host_fields(&self, mut state: v03::SessionState) -> v03::SessionState {
-        state.summary.created_at = self.host.created_at;
-        state.summary.model = self.host.model.clone();
-        state.summary.agent = self.host.agent.clone();
+        self.host_fields_into(&mut state.summary);
         state
+    }
+
+    fn host_fields_into(&self, summary: &mut v03::SessionSummary) {
+        summary.created_at = self.host.created_at;
+        summary.model = self.host.model.clone();
+        summary.agent = self.host.agent.clone();
     }
 
     /// Bytes of the chat's completed turns on disk (the session size limit counts them).
