@@ -239,7 +239,7 @@ impl Core {
     #[cfg(debug_assertions)]
     pub(super) fn check_v03_view(&self, uri: &str) {
         if let Some(session) = self.sessions.get(uri) {
-            super::v03_view::check(uri, &session.state, &session.v1);
+            super::v03_view::check_session(uri, session);
         }
     }
 

@@ -38,11 +38,10 @@ use std::sync::Arc;
 const MAX_CHAT_URI: usize = 256;
 
 /// What a new chat starts with: none for a plain one; a fork's or side chat's, its source's
-/// turns (as 0.3.0 and 1.0 have them) and its `origin`.
+/// turns and its `origin`.
 #[derive(Default)]
 struct Seed {
-    turns: Vec<Arc<v03::Turn>>,
-    turns_v1: Option<Vec<Arc<v1::Turn>>>,
+    turns: Vec<Arc<v1::Turn>>,
     origin: Option<v1::ChatOrigin>,
 }
 
@@ -266,7 +265,6 @@ impl Hub {
         state.summary.extra.remove("origin");
         state.lifecycle = v03::SessionLifecycle::Creating;
         state.creation_error = None;
-        state.turns = seed.turns;
         state.active_turn = None;
         state.steering_message = None;
         state.queued_messages = None;
@@ -274,6 +272,7 @@ impl Hub {
         state.changesets = None;
         let changesets = session.v1.session.changesets.clone();
         let mut view = Session::new(state).ok_or_else(super::commands::no_v1_state)?;
+        view.seed_turns(seed.turns);
         // A non-default chat may move to another session (`moveChat`).
         let m = &mut view.v1;
         let entry = {
@@ -284,9 +283,6 @@ impl Hub {
                 .working_directories
                 .clone_from(&p.working_directories);
             m.chat.origin.clone_from(&seed.origin);
-            if let Some(turns) = seed.turns_v1 {
-                m.chat.turns = turns;
-            }
             let entry = m.session.chats.iter_mut().find(|c| c.resource == p.chat);
             let entry = entry.ok_or_else(super::commands::no_v1_state)?;
             entry.movable = Some(true);
@@ -391,32 +387,18 @@ impl Hub {
                 .filter(|view| view.v1.parent.as_deref() == Some(parent))
         }
         .ok_or_else(|| invalid("`source.chat` names no chat of this session"))?;
-        let state = &of_session.state;
-        let active = state.active_turn.as_ref().is_some_and(|t| &t.id == turn_id);
-        let turns = match (fork, state.turns.iter().position(|t| &t.id == turn_id)) {
-            (_, Some(end)) => state.turns[..=end].to_vec(),
-            (false, None) if active => {
-                let mut copy = state.clone();
-                let end = v03::StateAction::SessionTurnCancelled(v03::SessionTurnCancelledAction {
-                    turn_id: turn_id.clone(),
-                    extra: Default::default(),
-                });
-                ahp_wasm::reduce::session_reducer(&mut copy, &end, &SystemClock);
-                copy.turns
-            }
-            (true, None) => {
-                return Err(invalid(
-                    "`source.turnId` names no completed turn of the source chat (a fork starts \
-                     from a completed turn)",
-                ))
-            }
-            _ => return Err(invalid("`source.turnId` names no turn of the source chat")),
-        };
-        // The same turns as 1.0 has them (with what 0.3.0 lacks, e.g. `startedAt`).
-        let turns_v1 = turns_through(&of_session.v1.chat, turn_id);
+        let chat_state = &of_session.v1.chat;
+        let completed = chat_state.turns.iter().any(|t| &t.id == turn_id);
+        if fork && !completed {
+            return Err(invalid(
+                "`source.turnId` names no completed turn of the source chat (a fork starts \
+                 from a completed turn)",
+            ));
+        }
+        let turns = turns_through(chat_state, turn_id)
+            .ok_or_else(|| invalid("`source.turnId` names no turn of the source chat"))?;
         Ok(Seed {
             turns,
-            turns_v1,
             origin: Some(origin),
         })
     }

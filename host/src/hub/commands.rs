@@ -206,15 +206,18 @@ impl Hub {
         } else {
             let session = self.core.sessions.get(channel)?;
             #[cfg(debug_assertions)]
-            super::v03_view::check(channel, &session.state, &session.v1);
+            super::v03_view::check_session(channel, session);
             // What a 0.3.0 client is shown: the view of the session's 1.0 state (its default
             // chat alone), the one state the host keeps.
-            let view = session.v1.v03_state(channel).unwrap_or_else(|e| {
-                // A bug of the view (the debug check above panics on any difference): the
-                // 0.3.0 state the hub keeps in step is served instead.
-                eprintln!("ahp-host: session {channel} has no 0.3.0 view ({e})");
-                session.state.clone()
-            });
+            let view = match session.v1.v03_state(channel) {
+                Ok(view) => view,
+                Err(e) => {
+                    // A bug of the view (the debug check above panics on any difference):
+                    // no snapshot rather than a wrong one.
+                    eprintln!("ahp-host: session {channel} has no 0.3.0 view ({e})");
+                    return None;
+                }
+            };
             let plain = (!apps)
                 .then(|| crate::mcp::apps::plain_state(&view))
                 .flatten();
@@ -582,13 +585,12 @@ impl Hub {
                     .sessions
                     .get(&fork.session)
                     .ok_or_else(|| session_not_found(&fork.session))?;
-                let end = source
-                    .state
-                    .turns
+                let turns = &source.v1.chat.turns;
+                let end = turns
                     .iter()
                     .position(|t| t.id == fork.turn_id)
                     .ok_or_else(|| ErrorObject::new(errors::NOT_FOUND, "no such turn to fork"))?;
-                source.state.turns[..=end].to_vec()
+                turns[..=end].to_vec()
             }
             None => Vec::new(),
         };
@@ -610,7 +612,7 @@ impl Hub {
             creation_error: None,
             server_tools: Some(crate::agent::tools::definitions()),
             active_client: p.active_client,
-            turns,
+            turns: Vec::new(),
             active_turn: None,
             steering_message: None,
             queued_messages: None,
@@ -626,6 +628,7 @@ impl Hub {
             state.summary.extra.insert("origin".into(), origin);
         }
         let mut session = Session::new(state).ok_or_else(no_v1_state)?;
+        session.seed_turns(turns);
         let session_uri = session.uri.clone();
         session
             .v1
@@ -758,12 +761,11 @@ impl Hub {
             None => all.len(),
         };
         let start = end.saturating_sub(limit);
-        let turns = session.v1.v03_turns(start..end).unwrap_or_else(|e| {
+        let turns = session.v1.v03_turns(start..end).map_err(|e| {
             // A bug of the view (the debug check of the session's turns panics on it).
             eprintln!("ahp-host: session {} has no 0.3.0 view ({e})", p.channel);
-            let kept = session.state.turns.get(start..end).unwrap_or_default();
-            kept.iter().map(|t| (**t).clone()).collect()
-        });
+            ErrorObject::new(errors::INTERNAL_ERROR, "the turns have no 0.3.0 view")
+        })?;
         let has_more = start > 0;
         self.core.respond(
             conn,

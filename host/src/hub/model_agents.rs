@@ -8,11 +8,12 @@
 
 use super::base::Core;
 use super::features::Feature;
+use super::sessions::Session;
 use super::{ConnId, Hub};
 use crate::agent::model::{history, ModelAgent, ModelRun};
 use crate::providers::Secret;
 use ahp_wasm::protocol::jsonrpc::{ErrorObject, RequestId};
-use ahp_wasm::protocol::{errors, AuthenticateResult, SessionState};
+use ahp_wasm::protocol::{errors, AuthenticateResult, Turn};
 use std::collections::HashMap;
 
 /// The agents and the keys connections gave them.
@@ -88,15 +89,16 @@ impl Hub {
         Ok(())
     }
 
-    /// What a turn of `state`'s session needs when a model agent runs it: the provider, the
-    /// key of the starting client's connection (`from_client`, else the active client), the
-    /// trimmed conversation (`reserved`: characters of the system message and the new message).
+    /// What a turn of `session` needs when a model agent runs it: the provider, the key of the
+    /// starting client's connection (`from_client`, else the active client), the trimmed
+    /// conversation (`reserved`: characters of the system message and the new message).
     pub(super) fn model_run(
         &self,
-        state: &SessionState,
+        session: &Session,
         from_client: Option<&str>,
         reserved: usize,
     ) -> Option<ModelRun> {
+        let state = &session.state;
         let agent = self.model_agent(&state.summary.provider)?;
         let client = from_client.or(state.active_client.as_ref().map(|c| c.client_id.as_str()));
         let key = client.and_then(|client| {
@@ -119,8 +121,19 @@ impl Hub {
         Some(ModelRun {
             provider: agent.provider.clone(),
             key,
-            history: history::build(&state.turns, budget, reserved),
+            history: history::build_newest_first(newest_first(session), budget, reserved),
             resource: agent.resource.as_ref().map(|r| r.resource.clone()),
         })
     }
+}
+
+/// The completed turns of `session`'s conversation newest first, each converted to 0.3.0 as
+/// it is read (the history takes only as many as fit). A turn without a 0.3.0 view (a bug of
+/// the view, which the debug check panics on) ends the history there.
+fn newest_first(session: &Session) -> impl Iterator<Item = (usize, Box<Turn>)> + '_ {
+    let mirror = &session.v1;
+    (0..mirror.chat.turns.len()).rev().map_while(move |i| {
+        let turn = mirror.v03_turns(i..i + 1).ok()?.pop()?;
+        Some((i, Box::new(turn)))
+    })
 }

@@ -1,14 +1,14 @@
-//! One session as the hub holds it: its 1.0 state (`v1_mirror.rs`, what the store keeps) and
-//! the 0.3.0 state derived from it, subscribers, and the agent working on it.
+//! One session as the hub holds it: its 1.0 state (`v1_mirror.rs`, what the store keeps), the
+//! 0.3.0 view of its members and active turn, subscribers, and the agent working on it.
 
 use crate::agent::AgentEvent;
 use crate::store::{HostFields, LoadedSession};
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
 use ahp_wasm::protocol::{
     ActionOrigin, SessionState, SessionStateField, SessionSummary, SessionSummaryChangedParams,
-    SessionSummaryChangedParamsChanges, StateAction,
+    SessionSummaryChangedParamsChanges, SessionTruncatedAction, StateAction,
 };
-use ahp_wasm::reduce::{session_reducer, Changed, Clock, Outcome};
+use ahp_wasm::reduce::{session_reducer, Changed, Clock, NoOp, Outcome};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -24,6 +24,10 @@ pub(super) struct AgentRun {
 
 pub(super) struct Session {
     pub uri: Arc<str>,
+    /// The 0.3.0 view of the session's members and active turn, without its completed turns:
+    /// those are the 1.0 chat's alone ([`Mirror::v03_turns`] shows them as 0.3.0 has them).
+    /// The 0.3.0 reducer keeps it in step with each action, a truncation checked against the
+    /// 1.0 chat's turns ([`Session::reduce`]), for the hub's readers of session members.
     pub state: SessionState,
     pub subscribers: Vec<ConnId>,
     pub agent: Option<AgentRun>,
@@ -34,13 +38,21 @@ pub(super) struct Session {
     /// The session's AHP 1.0 state (`v1_mirror.rs`): what the store keeps (a session whose
     /// 0.3.0 state does not lift is refused when created, `Session::new`).
     pub v1: Mirror,
+    /// Debug builds: the whole 0.3.0 state, completed turns too, as the 0.3.0 reducer makes it
+    /// from every action; `v03_view.rs` checks it, and [`Session::state`], against the view of
+    /// the 1.0 state.
+    #[cfg(debug_assertions)]
+    pub shadow: SessionState,
 }
 
 impl Session {
     /// A new session; the caller stores it (`Mirror::record_all`). `None` (logged) when its
     /// state does not lift to 1.0, a bug of the lift: it could be neither stored nor served.
-    pub fn new(state: SessionState) -> Option<Session> {
+    pub fn new(mut state: SessionState) -> Option<Session> {
         let v1 = Mirror::lift(&state)?;
+        #[cfg(debug_assertions)]
+        let shadow = state.clone();
+        state.turns = Vec::new();
         Some(Session {
             uri: Arc::from(state.summary.resource.as_str()),
             announced: state.summary.clone(),
@@ -49,7 +61,20 @@ impl Session {
             subscribers: Vec::new(),
             agent: None,
             deferred: Vec::new(),
+            #[cfg(debug_assertions)]
+            shadow,
         })
+    }
+
+    /// Gives a new session (or chat's view) the completed turns it starts with (a fork's, a
+    /// side chat's), as the 1.0 chat has them.
+    pub fn seed_turns(&mut self, turns: Vec<Arc<ahp_wasm::protocol::v1::Turn>>) {
+        self.v1.chat.turns = turns;
+        #[cfg(debug_assertions)]
+        {
+            let view = self.v1.v03_state(&self.uri);
+            self.shadow.turns = view.expect("a seeded chat has a 0.3.0 view").turns;
+        }
     }
 
     /// A session loaded from the database: its 1.0 state, and its 0.3.0 state derived from
@@ -72,7 +97,7 @@ impl Session {
                 return None;
             }
         };
-        let state = match mirror.v03_state(&uri) {
+        let state = match mirror.v03_head(&uri) {
             Ok(state) => state,
             Err(e) => {
                 // A bug of the view (the debug check of `v03_view.rs` would have caught it).
@@ -85,6 +110,10 @@ impl Session {
             // What an older host stored and what its 1.0 state shows must agree.
             super::v03_view::check(&uri, older, &mirror);
         }
+        #[cfg(debug_assertions)]
+        let shadow = mirror
+            .v03_state(&uri)
+            .expect("a session with a 0.3.0 head has a 0.3.0 view");
         Some(Session {
             uri: Arc::from(uri.as_str()),
             announced: state.summary.clone(),
@@ -93,15 +122,58 @@ impl Session {
             subscribers: Vec::new(),
             agent: None,
             deferred: Vec::new(),
+            #[cfg(debug_assertions)]
+            shadow,
         })
     }
 
+    /// Applies a 0.3.0 action to [`Session::state`] (before the 1.0 state follows it, in the
+    /// core). Completed turns are the 1.0 chat's: a truncation is checked against them, and a
+    /// turn that ends leaves none behind here.
     pub fn reduce(
         &mut self,
         action: &StateAction,
         clock: &dyn Clock,
     ) -> Outcome<SessionStateField> {
-        session_reducer(&mut self.state, action, clock)
+        let outcome = match action {
+            StateAction::SessionTruncated(a) => {
+                let turns = &self.v1.chat.turns;
+                let keep = match &a.turn_id {
+                    // The first turn of that id, as the reducers take it.
+                    Some(id) => match turns.iter().position(|t| t.id == *id) {
+                        Some(index) => index + 1,
+                        None => return Outcome::NoOp(NoOp::UnknownTarget),
+                    },
+                    None => 0,
+                };
+                // All of none: the rest of what a truncation does (the active turn, input
+                // requests, status) is the state's.
+                let all = StateAction::SessionTruncated(SessionTruncatedAction {
+                    turn_id: None,
+                    extra: a.extra.clone(),
+                });
+                match session_reducer(&mut self.state, &all, clock) {
+                    Outcome::Applied(mut changed) if keep < turns.len() => {
+                        changed.insert(SessionStateField::Turns);
+                        Outcome::Applied(changed)
+                    }
+                    outcome => outcome,
+                }
+            }
+            _ => session_reducer(&mut self.state, action, clock),
+        };
+        self.state.turns.clear();
+        #[cfg(debug_assertions)]
+        {
+            let shadow = session_reducer(&mut self.shadow, action, clock);
+            assert_eq!(
+                shadow.is_applied(),
+                outcome.is_applied(),
+                "{}: the 0.3.0 view and the whole 0.3.0 state disagree on {action:?}",
+                self.uri
+            );
+        }
+        outcome
     }
 
     /// The `root/sessionSummaryChanged` params for a summary change not yet announced.

@@ -144,7 +144,7 @@ impl Hub {
         let transform = self.transform.target(&self.core, &session.state, &prompt);
         let reserved =
             crate::agent::prompt::assemble(&prompt).chars().count() + message.text.chars().count();
-        let model_run = self.model_run(&session.state, from_client, reserved);
+        let model_run = self.model_run(session, from_client, reserved);
         let job = TurnJob {
             channel: channel.to_owned(),
             turn_id: turn_id.to_owned(),

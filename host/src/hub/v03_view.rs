@@ -1,9 +1,11 @@
-//! The check that a session's two states agree (debug builds only): whenever a 0.3.0 session
-//! snapshot or session list is served, whenever a session's (or chat view's) turns change,
-//! and when a session an older host stored loads, the 0.3.0 view derived from the session's 1.0 state
-//! (`Mirror::v03_state`) must equal its 0.3.0 state. The store keeps the 1.0 state only, and a
-//! restart derives the 0.3.0 state from it; the hub still applies the agents' 0.3.0 actions to
-//! both in memory. This is how a test run shows that the two never drift apart, and that a
+//! The check that a session's 0.3.0 and 1.0 states agree (debug builds only): whenever a 0.3.0
+//! session snapshot or session list is served, whenever a session's (or chat view's) turns
+//! change, and when a session an older host stored loads, the 0.3.0 view derived from the
+//! session's 1.0 state (`Mirror::v03_state`) must equal the whole 0.3.0 state the 0.3.0
+//! reducer makes of the same actions (`Session::shadow`, kept in debug builds alone), and the
+//! hub's 0.3.0 view of the session's members (`Session::state`) must equal it without its
+//! completed turns. The store keeps the 1.0 state only, and a restart derives the 0.3.0 view
+//! from it. This is how a test run shows that the two never drift apart, and that a
 //! 0.3.0 client sees each session as it would look with only its default chat: a difference
 //! panics, so every test that starts a debug `ahp-host` (the host's suites, the package's Node
 //! and browser suites) fails on one.
@@ -24,6 +26,16 @@ const SKIPPED: &[&str] = &[
 pub(super) fn check(uri: &str, state: &v03::SessionState, mirror: &Mirror) {
     let diffs = differences(state, &derived(state, mirror));
     report(uri, "state", &diffs);
+}
+
+/// Checks a session's whole 0.3.0 state (`Session::shadow`) against the view of its 1.0
+/// state, and the 0.3.0 view the hub reads (`Session::state`) against the same view without
+/// its completed turns.
+pub(super) fn check_session(uri: &str, session: &super::sessions::Session) {
+    check(uri, &session.shadow, &session.v1);
+    let mut view = derived(&session.state, &session.v1);
+    view["turns"] = Value::Array(Vec::new());
+    report(uri, "view", &differences(&session.state, &view));
 }
 
 /// Prints each difference, then panics if there is any.

@@ -167,6 +167,18 @@ impl Mirror {
         Ok(self.with_host_fields(typed))
     }
 
+    /// [`Mirror::v03_state`] without its completed turns (not built): what `Session::state`
+    /// keeps.
+    pub fn v03_head(&self, resource: &str) -> Result<v03::SessionState, String> {
+        let chat = v1::ChatState {
+            turns: Vec::new(),
+            ..self.chat.clone()
+        };
+        let json = compat::session_state(resource, &self.created(), &self.session, Some(&chat));
+        let typed = compat::typed_state(json).map_err(|e| e.to_string())?;
+        Ok(self.with_host_fields(typed))
+    }
+
     /// The JSON of the 0.3.0 view without the host's fields ([`Mirror::v03_state`]).
     pub fn v03_json(&self, resource: &str) -> Value {
         compat::session_state(resource, &self.created(), &self.session, Some(&self.chat))

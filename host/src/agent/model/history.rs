@@ -33,9 +33,19 @@ pub fn budget(context_tokens: Option<u64>) -> usize {
 /// The messages of `turns` (oldest first) that fit in `budget` characters once `reserved`
 /// (the system message and the new user message) are counted.
 pub fn build<T: AsRef<Turn>>(turns: &[T], budget: usize, reserved: usize) -> Vec<Message> {
+    build_newest_first(turns.iter().enumerate().rev(), budget, reserved)
+}
+
+/// [`build`] from the turns newest first, each with its index: the turns are read only until
+/// the budget is spent (a caller that converts each turn it hands over converts no others).
+pub fn build_newest_first<T: AsRef<Turn>>(
+    turns: impl Iterator<Item = (usize, T)>,
+    budget: usize,
+    reserved: usize,
+) -> Vec<Message> {
     let mut kept: Vec<Vec<Message>> = Vec::new();
     let mut used = reserved;
-    for (index, turn) in turns.iter().enumerate().rev() {
+    for (index, turn) in turns {
         let messages = turn_messages(index, turn.as_ref());
         let size: usize = messages.iter().map(chars).sum();
         if used + size > budget {

@@ -412,11 +412,11 @@ impl Feature for Automations {
         let Some(run) = self.run_of_session(session) else {
             return;
         };
-        let Some(turn) = core
-            .sessions
-            .get(session)
-            .and_then(|s| s.state.turns.last())
-        else {
+        // The turn that ended, as 0.3.0 has it (the hub's 0.3.0 view keeps no completed turns).
+        let Some(turn) = core.sessions.get(session).and_then(|s| {
+            let count = s.v1.chat.turns.len();
+            s.v1.v03_turns(count.checked_sub(1)?..count).ok()?.pop()
+        }) else {
             return;
         };
         let (created, started) = lifecycle_times(&self.runs[&run].state.lifecycle);
