@@ -6,7 +6,8 @@
 //! them. The view is computed in two ways that must agree:
 //!
 //! - [`session_state`]: the whole 0.3.0 state, for a snapshot (subscribe, reconnect), and
-//!   [`session_summary`]: its summary alone (`listSessions`);
+//!   [`session_summary`]: its summary alone (`listSessions`); [`session_members`] and
+//!   [`conversation_into`]: the view in parts (the hub keeps the members, `hub/sessions.rs`);
 //! - [`action`]: the 0.3.0 actions one 1.0 action becomes, for the envelopes that follow.
 //!
 //! and back: [`lift`] makes a 0.3.0 session a 1.0 session with one chat (a 0.3.0 database
@@ -39,7 +40,7 @@ pub use channels::{
     default_chat_uri, integers, root_v1, session_of_chat,
 };
 pub use lift::{lift, to_v1, Target};
-pub use state::{session_state, session_summary, turn};
+pub use state::{conversation_into, session_members, session_state, session_summary, turn};
 pub use versions::negotiate;
 
 use ahp_wasm::protocol as v03;

@@ -13,11 +13,29 @@ pub fn session_state(
     session: &v1::SessionState,
     chat: Option<&v1::ChatState>,
 ) -> Value {
-    let session = to_json(session);
-    let conversation = chat.map(to_json);
-    let summary = summary_of(resource, created_at, &session, conversation.as_ref());
-    let chat = conversation.unwrap_or_else(|| json!({}));
+    let mut state = session_members(resource, created_at, session, chat);
+    if let Some(chat) = chat {
+        conversation_into(&mut state, chat, true);
+    }
+    state
+}
 
+/// [`session_state`] without the conversation (no turns, active turn, input requests,
+/// steering or queued messages): the session's members and summary. Of the chat, only the
+/// members the summary reads are converted.
+pub fn session_members(
+    resource: &str,
+    created_at: &str,
+    session: &v1::SessionState,
+    chat: Option<&v1::ChatState>,
+) -> Value {
+    let session = to_json(session);
+    let summary = summary_of(
+        resource,
+        created_at,
+        &session,
+        chat.map(chat_summary).as_ref(),
+    );
     let mut state = Map::new();
     state.insert("summary".into(), summary);
     copy(
@@ -50,22 +68,33 @@ pub fn session_state(
         active_client(&mut client);
         state.insert("activeClient".into(), client);
     }
-    let turns = chat.get("turns").and_then(Value::as_array);
-    state.insert(
-        "turns".into(),
-        turns.map_or(Value::Array(Vec::new()), |turns| {
-            turns.iter().map(turn).collect()
-        }),
-    );
-    if let Some(active) = chat.get("activeTurn").filter(|t| t.is_object()) {
-        state.insert("activeTurn".into(), active_turn(active));
-        let requests = open_input_requests(active);
+    state.insert("turns".into(), Value::Array(Vec::new()));
+    Value::Object(state)
+}
+
+/// Adds the conversation of `chat` to a [`session_members`] view `state`: its completed turns
+/// (unless `completed_turns` is false: they stay empty), its active turn with the input
+/// requests still open in it, and its steering and queued messages.
+pub fn conversation_into(state: &mut Value, chat: &v1::ChatState, completed_turns: bool) {
+    let Some(state) = state.as_object_mut() else {
+        return;
+    };
+    if completed_turns {
+        let turns = chat.turns.iter().map(|t| turn(&to_json(&**t))).collect();
+        state.insert("turns".into(), Value::Array(turns));
+    }
+    if let Some(active) = chat.active_turn.as_ref().map(to_json) {
+        state.insert("activeTurn".into(), active_turn(&active));
+        let requests = open_input_requests(&active);
         if !requests.is_empty() {
             state.insert("inputRequests".into(), Value::Array(requests));
         }
     }
-    copy(&mut state, &chat, &["steeringMessage", "queuedMessages"]);
-    Value::Object(state)
+    let messages = json!({
+        "steeringMessage": to_json(&chat.steering_message),
+        "queuedMessages": to_json(&chat.queued_messages),
+    });
+    copy(state, &messages, &["steeringMessage", "queuedMessages"]);
 }
 
 /// The 0.3.0 `SessionSummary` of the same view ([`session_state`]'s `summary`), without
@@ -77,15 +106,18 @@ pub fn session_summary(
     session: &v1::SessionState,
     chat: Option<&v1::ChatState>,
 ) -> Value {
-    let chat = chat.map(|c| {
-        json!({
-            "status": c.status,
-            "activity": c.activity,
-            "modifiedAt": c.modified_at,
-            "changes": to_json(&c.changes),
-        })
-    });
+    let chat = chat.map(chat_summary);
     summary_of(resource, created_at, &to_json(session), chat.as_ref())
+}
+
+/// The members of a chat that the summary of the view reads.
+fn chat_summary(chat: &v1::ChatState) -> Value {
+    json!({
+        "status": chat.status,
+        "activity": chat.activity,
+        "modifiedAt": chat.modified_at,
+        "changes": to_json(&chat.changes),
+    })
 }
 
 /// The summary of the view of `session` with its default chat `chat` (both as JSON; of the

@@ -195,9 +195,10 @@ impl Core {
         let Some(session) = self.sessions.get_mut(channel) else {
             return Err((action, NoOp::UnknownTarget));
         };
-        let changed = match session.reduce(&action, &clock) {
-            Outcome::Applied(changed) => changed,
-            Outcome::NoOp(reason) => return Err((action, reason)),
+        // The 1.0 state judges and changes; the 0.3.0 envelope shows 0.3.0 clients the same.
+        let applied = match session.apply(&action, &clock) {
+            Ok(applied) => applied,
+            Err(reason) => return Err((action, reason)),
         };
         self.seq += 1;
         // Clients without `capabilities.mcpApps` get the envelope without `mcpApp`/`channel`.
@@ -216,26 +217,32 @@ impl Core {
                 }
             }
         }
-        // A chat's view has no summary of its own (`chat_views.rs`).
-        let summary_changes = session
-            .summary_changes(changed)
-            .filter(|_| !super::v1_mirror::is_chat_view(&uri));
         self.replay.push(self.seq, uri.clone(), frame, plain);
-        // The 1.0 state follows (and is what the store keeps).
-        self.v1_session_applied(&uri, &action, origin.as_ref(), now);
+        // The translated actions are the 0.3.0 envelope in 1.0's words: the same number (an
+        // action that follows is another envelope, a number of its own).
+        self.v1_publish_at(&uri, self.seq, applied, origin.as_ref());
+        if matches!(action, StateAction::SessionChangesetsChanged(_)) {
+            self.v1_views_take_changesets(&uri);
+        }
         #[cfg(debug_assertions)]
-        if changed.contains(ahp_wasm::protocol::SessionStateField::Turns) {
+        if turns_change(&action) {
             self.check_v03_view(&uri);
         }
+        // A chat's view has no summary of its own (`chat_views.rs`).
+        let summary_changes = self
+            .sessions
+            .get_mut(&*uri)
+            .filter(|_| !super::v1_mirror::is_chat_view(&uri))
+            .and_then(|session| session.summary_changes());
         if let Some(changes) = summary_changes {
             self.notify_root(jsonrpc::methods::SESSION_SUMMARY_CHANGED, &changes);
         }
         Ok(action)
     }
 
-    /// Checks that session (or chat's view) `uri`'s 0.3.0 state is the view of its 1.0 state
-    /// (`v03_view.rs`): at every snapshot served, and in debug builds whenever turns change,
-    /// so the state the store keeps gives back every session's 0.3.0 state after a restart.
+    /// Checks that session (or chat's view) `uri`'s whole 0.3.0 state, as the 0.3.0 reducer
+    /// makes it, and its 0.3.0 members are the view of its 1.0 state (`v03_view.rs`; debug
+    /// builds, whenever turns start, end or are cut, and at every snapshot served).
     #[cfg(debug_assertions)]
     pub(super) fn check_v03_view(&self, uri: &str) {
         if let Some(session) = self.sessions.get(uri) {
@@ -342,4 +349,17 @@ impl Core {
             .and_then(|d| crate::resources::uri_path(d).ok())
             .unwrap_or_else(|| self.sandbox.root().to_path_buf())
     }
+}
+
+/// Whether a 0.3.0 action starts, ends or cuts turns (debug builds check the views then).
+#[cfg(debug_assertions)]
+fn turns_change(action: &StateAction) -> bool {
+    matches!(
+        action,
+        StateAction::SessionTurnStarted(_)
+            | StateAction::SessionTurnComplete(_)
+            | StateAction::SessionTurnCancelled(_)
+            | StateAction::SessionError(_)
+            | StateAction::SessionTruncated(_)
+    )
 }

@@ -596,7 +596,7 @@ impl Changesets {
         let Some(workdir) = core
             .sessions
             .get(session)
-            .and_then(|s| s.state.summary.working_directory.as_deref())
+            .and_then(|s| s.members.summary.working_directory.as_deref())
             .and_then(|uri| uri_path(uri).ok())
             .and_then(|p| p.canonicalize().ok())
         else {
@@ -631,7 +631,7 @@ impl Changesets {
         );
         // The catalogue at once (so a session's first snapshot has it); the state follows.
         let catalogue = Some(vec![catalogue_entry(&channel, git_repo)]);
-        if core.sessions.get(session).map(|s| &s.state.changesets) != Some(&catalogue) {
+        if core.sessions.get(session).map(|s| &s.members.changesets) != Some(&catalogue) {
             core.apply_server(
                 session,
                 StateAction::SessionChangesetsChanged(SessionChangesetsChangedAction {

@@ -122,12 +122,12 @@ impl Core {
             return;
         };
         let changesets = session.v1.session.changesets.clone();
-        let directory = &session.state.summary.working_directory;
+        let directory = &session.members.summary.working_directory;
         let views: Vec<String> = self
             .sessions
             .iter()
             .filter(|(_, s)| s.v1.parent.as_deref() == Some(uri))
-            .filter(|(_, s)| &s.state.summary.working_directory == directory)
+            .filter(|(_, s)| &s.members.summary.working_directory == directory)
             .map(|(key, _)| key.clone())
             .collect();
         for view in views {
@@ -255,7 +255,7 @@ impl Hub {
             None => None,
         };
         let now = SystemClock.now();
-        let mut state = session.state.clone();
+        let mut state = session.members.clone();
         state.summary.resource = p.chat.clone();
         state.summary.title = "New Chat".into();
         // SessionStatus.Idle.
@@ -516,7 +516,7 @@ impl Hub {
             .sessions
             .get(from)
             .ok_or_else(|| session_not_found(from))?
-            .state;
+            .members;
         let summary = &source.summary;
         if self.model_agent(&summary.provider).is_none() {
             self.agent_usable(conn)?;

@@ -66,6 +66,14 @@ impl Core {
         let Some(session) = self.sessions.get_mut(key) else {
             return;
         };
+        // The 0.3.0 members follow a change of the session's state or the host's fields (not
+        // one of the chat alone: they show the chat's summary, which `session/chatUpdated`
+        // carries).
+        let members =
+            session.v1.needs_head || applied.iter().any(|(to, _)| *to != session.v1.chat_uri);
+        if members {
+            session.refresh_members();
+        }
         let mirror = &mut session.v1;
         let parent = mirror.parent.clone();
         let to_parent = split_parent(parent.as_deref(), &mut applied);

@@ -148,10 +148,10 @@ impl Hub {
             .map(|s| {
                 let summary = s.v1.v03_summary(&s.uri).unwrap_or_else(|e| {
                     eprintln!("ahp-host: session {} has no 0.3.0 view ({e})", s.uri);
-                    s.state.summary.clone()
+                    s.members.summary.clone()
                 });
                 #[cfg(debug_assertions)]
-                super::v03_view::check_summary(&s.uri, &s.state.summary, &summary);
+                super::v03_view::check_summary(&s.uri, &s.members.summary, &summary);
                 summary
             })
             .filter(|summary| filter.matches(summary))
@@ -645,7 +645,7 @@ impl Hub {
             }),
         );
         self.each_feature(|f, core| f.session_opened(core, &uri));
-        let summary = self.core.sessions[&uri].state.summary.clone();
+        let summary = self.core.sessions[&uri].members.summary.clone();
         self.core.notify_root(
             methods::SESSION_ADDED,
             &SessionAddedParams {

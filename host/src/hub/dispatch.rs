@@ -234,7 +234,7 @@ impl Hub {
         let max = self.core.limits.max_session_bytes;
         // The built-in agent's lock guards its sessions; a model agent's key is asked for by
         // its provider when a turn runs.
-        let builtin = session.state.summary.provider == crate::agent::PROVIDER;
+        let builtin = session.members.summary.provider == crate::agent::PROVIDER;
         if adds_a_message && builtin {
             if let Err(e) = self.agent_usable(conn) {
                 let reason = format!("AuthRequired ({}): {}", e.code, e.message);
@@ -249,7 +249,10 @@ impl Hub {
             );
             return self.core.reject(conn, &channel, action, origin, reason);
         }
-        match authorize(&session.state, &action, &client_id) {
+        // The 0.3.0 view of the session without its completed turns (the active turn's calls,
+        // the open input requests): what the checks read.
+        let head = session.head();
+        match authorize(&head, &action, &client_id) {
             Err(reason) => self.core.reject(conn, &channel, action, origin, reason),
             Ok(Disposition::Defer) => session.deferred.push((action, Some(origin))),
             Ok(Disposition::Apply) => {
@@ -260,10 +263,8 @@ impl Hub {
                     }
                     _ => true,
                 };
-                let session = &self.core.sessions[&channel];
                 let prior_answers = match &action {
-                    StateAction::SessionInputCompleted(a) => session
-                        .state
+                    StateAction::SessionInputCompleted(a) => head
                         .input_requests
                         .iter()
                         .flatten()

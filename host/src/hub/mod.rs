@@ -233,8 +233,8 @@ impl Hub {
                 continue;
             };
             let uri = session.uri.to_string();
-            if let Some(turn) = &session.state.active_turn {
-                interrupted.push((uri.clone(), turn.id.clone()));
+            if let Some(turn) = session.active_turn_id() {
+                interrupted.push((uri.clone(), turn.to_owned()));
             }
             // Stored as the 1.0 state alone from now on: completed (its host fields), or
             // lifted (a session of a host before AHP 1.0), and the older rows gone.

@@ -98,7 +98,7 @@ impl Hub {
         from_client: Option<&str>,
         reserved: usize,
     ) -> Option<ModelRun> {
-        let state = &session.state;
+        let state = &session.members;
         let agent = self.model_agent(&state.summary.provider)?;
         let client = from_client.or(state.active_client.as_ref().map(|c| c.client_id.as_str()));
         let key = client.and_then(|client| {

@@ -208,7 +208,7 @@ impl Hub {
             self.core.respond(conn, id, &empty());
             return Ok(());
         }
-        let workdir = self.core.session_workdir(&session.state);
+        let workdir = self.core.session_workdir(&session.members);
         let Some(handle) = self.core.conns.get(&conn).map(|c| c.handle.clone()) else {
             return Ok(());
         };
@@ -263,7 +263,7 @@ impl Hub {
             .core
             .sessions
             .get(channel)
-            .and_then(|s| s.state.config.as_ref())
+            .and_then(|s| s.members.config.as_ref())
             .map(|c| &c.values)
         else {
             return;

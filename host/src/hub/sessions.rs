@@ -1,14 +1,17 @@
-//! One session as the hub holds it: its 1.0 state (`v1_mirror.rs`, what the store keeps), the
-//! 0.3.0 view of its members and active turn, subscribers, and the agent working on it.
+//! One session as the hub holds it: its 1.0 state (`v1_mirror.rs`: the one state, what the
+//! store keeps), the 0.3.0 view of its members derived from it, subscribers, and the agent
+//! working on it.
 
 use crate::agent::AgentEvent;
 use crate::store::{HostFields, LoadedSession};
 use ahp_wasm::protocol::jsonrpc::ROOT_CHANNEL;
+use ahp_wasm::protocol::v1;
 use ahp_wasm::protocol::{
-    ActionOrigin, SessionState, SessionStateField, SessionSummary, SessionSummaryChangedParams,
-    SessionSummaryChangedParamsChanges, SessionTruncatedAction, StateAction,
+    ActionOrigin, SessionState, SessionSummary, SessionSummaryChangedParams,
+    SessionSummaryChangedParamsChanges, StateAction,
 };
-use ahp_wasm::reduce::{session_reducer, Changed, Clock, NoOp, Outcome};
+use ahp_wasm::reduce::{Clock, NoOp};
+use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
@@ -24,63 +27,42 @@ pub(super) struct AgentRun {
 
 pub(super) struct Session {
     pub uri: Arc<str>,
-    /// The 0.3.0 view of the session's members and active turn, without its completed turns:
-    /// those are the 1.0 chat's alone ([`Mirror::v03_turns`] shows them as 0.3.0 has them).
-    /// The 0.3.0 reducer keeps it in step with each action, a truncation checked against the
-    /// 1.0 chat's turns ([`Session::reduce`]), for the hub's readers of session members.
-    pub state: SessionState,
+    /// The 0.3.0 view of the session's members (summary, lifecycle, config, customizations,
+    /// active client, server tools, changesets) without the conversation: derived from the 1.0
+    /// state (`Mirror::v03_members`) whenever a change reaches the session's members
+    /// ([`Session::refresh_members`]), for the hub's readers of them. The conversation is
+    /// read from the 1.0 chat ([`Session::head`] builds its 0.3.0 view on demand).
+    pub members: SessionState,
     pub subscribers: Vec<ConnId>,
     pub agent: Option<AgentRun>,
     /// The summary as last announced with `root/sessionSummaryChanged`.
     announced: SessionSummary,
     /// `session/modelChanged` / `session/agentChanged` dispatched during a turn, applied after it.
     pub deferred: Vec<(StateAction, Option<ActionOrigin>)>,
-    /// The session's AHP 1.0 state (`v1_mirror.rs`): what the store keeps (a session whose
-    /// 0.3.0 state does not lift is refused when created, `Session::new`).
+    /// The session's AHP 1.0 state (`v1_mirror.rs`): the state the hub changes and the store
+    /// keeps (a session whose 0.3.0 state does not lift is refused when created,
+    /// `Session::new`).
     pub v1: Mirror,
-    /// Debug builds: the whole 0.3.0 state, completed turns too, as the 0.3.0 reducer makes it
-    /// from every action; `v03_view.rs` checks it, and [`Session::state`], against the view of
-    /// the 1.0 state.
+    /// Debug builds: the whole 0.3.0 state the 0.3.0 reducer makes of the same actions;
+    /// `v03_view.rs` checks it, and [`Session::members`], against the view of the 1.0 state,
+    /// and [`Session::apply`] that the two reducers accept the same actions.
     #[cfg(debug_assertions)]
     pub shadow: SessionState,
 }
 
 impl Session {
-    /// A new session; the caller stores it (`Mirror::record_all`). `None` (logged) when its
-    /// state does not lift to 1.0, a bug of the lift: it could be neither stored nor served.
-    pub fn new(mut state: SessionState) -> Option<Session> {
+    /// A new session from its 0.3.0 description, lifted to 1.0; the caller stores it
+    /// (`Mirror::record_all`). `None` (logged) when it does not lift or has no 0.3.0 view, a
+    /// bug of the lift: it could be neither stored nor served.
+    pub fn new(state: SessionState) -> Option<Session> {
         let v1 = Mirror::lift(&state)?;
-        #[cfg(debug_assertions)]
-        let shadow = state.clone();
-        state.turns = Vec::new();
-        Some(Session {
-            uri: Arc::from(state.summary.resource.as_str()),
-            announced: state.summary.clone(),
-            v1,
-            state,
-            subscribers: Vec::new(),
-            agent: None,
-            deferred: Vec::new(),
-            #[cfg(debug_assertions)]
-            shadow,
-        })
+        Session::of(v1, state.summary.resource.as_str())
     }
 
-    /// Gives a new session (or chat's view) the completed turns it starts with (a fork's, a
-    /// side chat's), as the 1.0 chat has them.
-    pub fn seed_turns(&mut self, turns: Vec<Arc<ahp_wasm::protocol::v1::Turn>>) {
-        self.v1.chat.turns = turns;
-        #[cfg(debug_assertions)]
-        {
-            let view = self.v1.v03_state(&self.uri);
-            self.shadow.turns = view.expect("a seeded chat has a 0.3.0 view").turns;
-        }
-    }
-
-    /// A session loaded from the database: its 1.0 state, and its 0.3.0 state derived from
-    /// it. An older host's 0.3.0 state (`loaded.older`) gives what the 1.0 state lacks: the
-    /// host's fields, or all of it (lifted) where no usable 1.0 state is stored; the caller
-    /// stores the result. `None` (logged) when neither gives a session.
+    /// A session loaded from the database: its 1.0 state. An older host's 0.3.0 state
+    /// (`loaded.older`) gives what the 1.0 state lacks: the host's fields, or all of it
+    /// (lifted) where no usable 1.0 state is stored; the caller stores the result. `None`
+    /// (logged) when neither gives a session.
     pub fn loaded(loaded: LoadedSession) -> Option<Session> {
         let LoadedSession { uri, v1, older } = loaded;
         let stored = v1.and_then(|v1| Mirror::loaded(&uri, v1));
@@ -97,28 +79,32 @@ impl Session {
                 return None;
             }
         };
-        let state = match mirror.v03_head(&uri) {
-            Ok(state) => state,
-            Err(e) => {
-                // A bug of the view (the debug check of `v03_view.rs` would have caught it).
-                eprintln!("ahp-host: session {uri} has no 0.3.0 view ({e}); not loaded");
-                return None;
-            }
-        };
         #[cfg(debug_assertions)]
         if let Some(older) = &older {
             // What an older host stored and what its 1.0 state shows must agree.
             super::v03_view::check(&uri, older, &mirror);
         }
+        Session::of(mirror, &uri)
+    }
+
+    fn of(v1: Mirror, uri: &str) -> Option<Session> {
+        let members = match v1.v03_members(uri) {
+            Ok(members) => members,
+            Err(e) => {
+                // A bug of the view (the debug check of `v03_view.rs` would have caught it).
+                eprintln!("ahp-host: session {uri} has no 0.3.0 view ({e})");
+                return None;
+            }
+        };
         #[cfg(debug_assertions)]
-        let shadow = mirror
-            .v03_state(&uri)
-            .expect("a session with a 0.3.0 head has a 0.3.0 view");
+        let shadow = v1
+            .v03_state(uri)
+            .expect("a session with 0.3.0 members has a view");
         Some(Session {
-            uri: Arc::from(uri.as_str()),
-            announced: state.summary.clone(),
-            v1: mirror,
-            state,
+            uri: Arc::from(uri),
+            announced: members.summary.clone(),
+            members,
+            v1,
             subscribers: Vec::new(),
             agent: None,
             deferred: Vec::new(),
@@ -127,64 +113,69 @@ impl Session {
         })
     }
 
-    /// Applies a 0.3.0 action to [`Session::state`] (before the 1.0 state follows it, in the
-    /// core). Completed turns are the 1.0 chat's: a truncation is checked against them, and a
-    /// turn that ends leaves none behind here.
-    pub fn reduce(
+    /// Gives a new session (or chat's view) the completed turns it starts with (a fork's, a
+    /// side chat's).
+    pub fn seed_turns(&mut self, turns: Vec<Arc<v1::Turn>>) {
+        self.v1.chat.turns = turns;
+        self.refresh_members();
+        #[cfg(debug_assertions)]
+        {
+            let view = self.v1.v03_state(&self.uri);
+            self.shadow = view.expect("a seeded chat has a 0.3.0 view");
+        }
+    }
+
+    /// Applies a 0.3.0 action to the session's 1.0 state at `clock`'s time: the 1.0 channels
+    /// and actions it became (`Mirror::follow`), or why it changes nothing. The caller
+    /// publishes them ([`super::base::Core::v1_publish_at`] refreshes the members).
+    pub fn apply(
         &mut self,
         action: &StateAction,
         clock: &dyn Clock,
-    ) -> Outcome<SessionStateField> {
-        let outcome = match action {
-            StateAction::SessionTruncated(a) => {
-                let turns = &self.v1.chat.turns;
-                let keep = match &a.turn_id {
-                    // The first turn of that id, as the reducers take it.
-                    Some(id) => match turns.iter().position(|t| t.id == *id) {
-                        Some(index) => index + 1,
-                        None => return Outcome::NoOp(NoOp::UnknownTarget),
-                    },
-                    None => 0,
-                };
-                // All of none: the rest of what a truncation does (the active turn, input
-                // requests, status) is the state's.
-                let all = StateAction::SessionTruncated(SessionTruncatedAction {
-                    turn_id: None,
-                    extra: a.extra.clone(),
-                });
-                match session_reducer(&mut self.state, &all, clock) {
-                    Outcome::Applied(mut changed) if keep < turns.len() => {
-                        changed.insert(SessionStateField::Turns);
-                        Outcome::Applied(changed)
-                    }
-                    outcome => outcome,
-                }
-            }
-            _ => session_reducer(&mut self.state, action, clock),
-        };
-        self.state.turns.clear();
+    ) -> Result<Vec<(String, Value)>, NoOp> {
+        let uri = self.uri.clone();
+        let applied = self.v1.follow(&uri, action, clock.now());
         #[cfg(debug_assertions)]
         {
-            let shadow = session_reducer(&mut self.shadow, action, clock);
+            let shadow = ahp_wasm::reduce::session_reducer(&mut self.shadow, action, clock);
             assert_eq!(
                 shadow.is_applied(),
-                outcome.is_applied(),
-                "{}: the 0.3.0 view and the whole 0.3.0 state disagree on {action:?}",
-                self.uri
+                applied.is_ok(),
+                "{uri}: the 0.3.0 and 1.0 reducers disagree on {action:?} ({shadow:?})",
             );
         }
-        outcome
+        applied
+    }
+
+    /// Derives [`Session::members`] from the 1.0 state again (after a change of it that
+    /// reaches them: its session's state, or the host's fields).
+    pub fn refresh_members(&mut self) {
+        match self.v1.v03_members(&self.uri) {
+            Ok(members) => self.members = members,
+            // A bug of the view (the debug check panics on it): the members stay as they were.
+            Err(e) => eprintln!("ahp-host: session {} has no 0.3.0 view ({e})", self.uri),
+        }
+    }
+
+    /// The 0.3.0 view of the session without its completed turns: [`Session::members`] and the
+    /// chat's active turn, input requests, steering and queued messages (built now: for a
+    /// client's dispatch being authorized, a turn being started).
+    pub fn head(&self) -> SessionState {
+        self.v1.v03_head(&self.uri).unwrap_or_else(|e| {
+            // A bug of the view (the debug check panics on it): the members alone.
+            eprintln!("ahp-host: session {} has no 0.3.0 view ({e})", self.uri);
+            self.members.clone()
+        })
+    }
+
+    /// The id of the chat's active turn.
+    pub fn active_turn_id(&self) -> Option<&str> {
+        self.v1.chat.active_turn.as_ref().map(|t| t.id.as_str())
     }
 
     /// The `root/sessionSummaryChanged` params for a summary change not yet announced.
-    pub fn summary_changes(
-        &mut self,
-        changed: Changed<SessionStateField>,
-    ) -> Option<SessionSummaryChangedParams> {
-        if !changed.contains(SessionStateField::Summary) {
-            return None;
-        }
-        let (old, new) = (&self.announced, &self.state.summary);
+    pub fn summary_changes(&mut self) -> Option<SessionSummaryChangedParams> {
+        let (old, new) = (&self.announced, &self.members.summary);
         let differs = |a: bool| a.then_some(());
         let changes = SessionSummaryChangedParamsChanges {
             title: differs(old.title != new.title).map(|_| new.title.clone()),

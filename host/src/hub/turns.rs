@@ -135,13 +135,13 @@ impl Hub {
         session.stop_agent();
         let session = &self.core.sessions[channel];
         let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let workdir = self.core.session_workdir(&session.state);
+        let workdir = self.core.session_workdir(&session.members);
         let prompt = crate::agent::prompt::render(
-            &session.state,
+            &session.members,
             &workdir.to_string_lossy(),
             &customizations,
         );
-        let transform = self.transform.target(&self.core, &session.state, &prompt);
+        let transform = self.transform.target(&self.core, &session.members, &prompt);
         let reserved =
             crate::agent::prompt::assemble(&prompt).chars().count() + message.text.chars().count();
         let model_run = self.model_run(session, from_client, reserved);
@@ -151,15 +151,15 @@ impl Hub {
             text: message.text.clone(),
             workdir,
             model: session
-                .state
+                .members
                 .summary
                 .model
                 .as_ref()
                 .map_or_else(|| crate::agent::default_model().id, |m| m.id.clone()),
-            mode: crate::agent::config::mode_of(&session.state),
+            mode: crate::agent::config::mode_of(&session.members),
             prompt,
-            active_client: session.state.active_client.clone(),
-            steering: session.state.steering_message.clone(),
+            active_client: session.members.active_client.clone(),
+            steering: session.head().steering_message,
             chunk_delay: self.core.chunk_delay,
             mcp,
             customizations,
@@ -183,7 +183,7 @@ impl Hub {
     /// message.
     fn turn_ended(&mut self, channel: &str) {
         let deferred = match self.core.sessions.get_mut(channel) {
-            Some(session) if session.state.active_turn.is_none() => {
+            Some(session) if session.active_turn_id().is_none() => {
                 session.stop_agent();
                 std::mem::take(&mut session.deferred)
             }
@@ -203,14 +203,11 @@ impl Hub {
     fn start_queued(&mut self, channel: &str) {
         let next = match self.core.sessions.get(channel) {
             Some(s)
-                if s.state.active_turn.is_none()
-                    && s.state.lifecycle == SessionLifecycle::Ready =>
+                if s.active_turn_id().is_none()
+                    && s.members.lifecycle == SessionLifecycle::Ready =>
             {
-                s.state
-                    .queued_messages
-                    .as_ref()
-                    .and_then(|q| q.first())
-                    .cloned()
+                // No active turn: the view of the conversation is its messages alone.
+                s.head().queued_messages.and_then(|q| q.into_iter().next())
             }
             _ => None,
         };
@@ -269,7 +266,7 @@ impl Hub {
             .sessions
             .iter()
             .filter(|(_, s)| {
-                s.state
+                s.members
                     .active_client
                     .as_ref()
                     .is_some_and(|c| c.client_id == client_id)

@@ -1,14 +1,14 @@
-//! The check that a session's 0.3.0 and 1.0 states agree (debug builds only): whenever a 0.3.0
-//! session snapshot or session list is served, whenever a session's (or chat view's) turns
-//! change, and when a session an older host stored loads, the 0.3.0 view derived from the
-//! session's 1.0 state (`Mirror::v03_state`) must equal the whole 0.3.0 state the 0.3.0
-//! reducer makes of the same actions (`Session::shadow`, kept in debug builds alone), and the
-//! hub's 0.3.0 view of the session's members (`Session::state`) must equal it without its
-//! completed turns. The store keeps the 1.0 state only, and a restart derives the 0.3.0 view
-//! from it. This is how a test run shows that the two never drift apart, and that a
-//! 0.3.0 client sees each session as it would look with only its default chat: a difference
-//! panics, so every test that starts a debug `ahp-host` (the host's suites, the package's Node
-//! and browser suites) fails on one.
+//! The check that a session's 0.3.0 view is what a 0.3.0 host would hold (debug builds only).
+//!
+//! The hub changes one state, the 1.0 one; 0.3.0 clients are sent the 0.3.0 actions as
+//! envelopes and shown the view of the 1.0 state in snapshots. So debug builds also keep the
+//! whole 0.3.0 state the 0.3.0 reducer makes of the same actions (`Session::shadow`), and check:
+//! at each action, that the two reducers accept the same actions (`Session::apply`); whenever a
+//! 0.3.0 snapshot or session list is served, whenever turns start, end or are cut, and when a
+//! session an older host stored loads, that the view of the 1.0 state (`Mirror::v03_state`)
+//! equals that 0.3.0 state, and the 0.3.0 members the hub reads (`Session::members`) equal it
+//! without its conversation. A difference panics, so every test that starts a debug `ahp-host`
+//! (the host's suites, the package's Node and browser suites) fails on one.
 
 use super::v1_mirror::Mirror;
 use ahp_wasm::protocol as v03;
@@ -29,13 +29,23 @@ pub(super) fn check(uri: &str, state: &v03::SessionState, mirror: &Mirror) {
 }
 
 /// Checks a session's whole 0.3.0 state (`Session::shadow`) against the view of its 1.0
-/// state, and the 0.3.0 view the hub reads (`Session::state`) against the same view without
-/// its completed turns.
+/// state, and the 0.3.0 members the hub reads (`Session::members`) against the same view
+/// without its conversation.
 pub(super) fn check_session(uri: &str, session: &super::sessions::Session) {
     check(uri, &session.shadow, &session.v1);
-    let mut view = derived(&session.state, &session.v1);
-    view["turns"] = Value::Array(Vec::new());
-    report(uri, "view", &differences(&session.state, &view));
+    let mut view = derived(&session.members, &session.v1);
+    if let Some(view) = view.as_object_mut() {
+        view.insert("turns".into(), Value::Array(Vec::new()));
+        for conversation in [
+            "activeTurn",
+            "inputRequests",
+            "steeringMessage",
+            "queuedMessages",
+        ] {
+            view.remove(conversation);
+        }
+    }
+    report(uri, "members", &differences(&session.members, &view));
 }
 
 /// Prints each difference, then panics if there is any.

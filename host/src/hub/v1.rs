@@ -1,15 +1,17 @@
-//! AHP 1.0 clients, beside the 0.3.0 ones (a strangler: every feature keeps working on the
-//! 0.3.0 state, untouched).
+//! AHP 1.0 clients, beside the 0.3.0 ones.
 //!
-//! Each session keeps, next to its 0.3.0 state, its 1.0 state ([`Mirror`]): the 1.0 session and
-//! its default chat (`ahp-chat:/<session id>/default`), lifted from the 0.3.0 state
-//! (`compat::lift`) when the session is created (or a database of an older host opens), kept in
-//! step by [`super::base::Core::apply`]: every applied 0.3.0 action is translated
-//! (`compat::to_v1`) and reduced by the 1.0 reducers; and persisted (`store.rs`). 1.0-only
-//! actions clients dispatch (drafts, the session's read and archived flags) are reduced into it
-//! alone (`chats.rs`). The 1.0 envelope carries the `serverSeq` of the 0.3.0 envelope
-//! it comes from; a 0.3.0 action with no 1.0 form (or one the 1.0 reducer leaves alone) sends
-//! nothing to 1.0 clients, so 1.0 `serverSeq`s have gaps.
+//! Each session's one state is its 1.0 state ([`Mirror`]): the 1.0 session and its default chat
+//! (`ahp-chat:/<session id>/default`), lifted from the 0.3.0 description of a new session
+//! (`compat::lift`, as from the database of an older host), changed by
+//! [`super::base::Core::apply`]: each 0.3.0 action (the agents', a 0.3.0 client's) is translated
+//! (`compat::to_v1`) and applied by the 1.0 reducers, which judge it; and persisted
+//! (`store.rs`). 0.3.0 clients are sent the 0.3.0 action as its envelope, and shown the view of
+//! the 1.0 state in snapshots (`compat::session_state`); the hub's features read the 0.3.0 view
+//! of the session's members (`Session::members`). 1.0-only actions clients dispatch (drafts, the
+//! session's read and archived flags) change it without a 0.3.0 envelope (`chats.rs`). The 1.0
+//! envelope carries the `serverSeq` of the 0.3.0 envelope it comes from; a 0.3.0 action with
+//! no 1.0 form (a 0.3.0 model or agent choice, kept as host fields) sends nothing to 1.0
+//! clients, so 1.0 `serverSeq`s have gaps.
 //!
 //! The 1.0 envelopes sent to 1.0 subscribers (session, chat, root, annotations, canvas,
 //! automation and feature channels) are kept as sent in a bounded ring of their own
@@ -77,30 +79,6 @@ macro_rules! dispatch_requests_v1 {
 for_each_host_command_v1!(dispatch_requests_v1);
 
 impl Core {
-    /// Keeps the 1.0 mirror of session `uri` in step with an applied action, and sends the 1.0
-    /// envelope to the 1.0 subscribers of its channel.
-    pub(super) fn v1_session_applied(
-        &mut self,
-        uri: &str,
-        action: &v03::StateAction,
-        origin: Option<&v03::ActionOrigin>,
-        now: f64,
-    ) {
-        let Some(mirror) = self.sessions.get_mut(uri).map(|s| &mut s.v1) else {
-            return;
-        };
-        let applied = mirror.follow(uri, action, now);
-        // The translated action is the 0.3.0 envelope in 1.0's words: the same number. An
-        // action that follows it is another envelope: a number of its own (the store keeps
-        // the head, so a restart never hands it out again). A chat's view may have something
-        // for its session alone (its new title).
-        let first = self.seq;
-        self.v1_publish_at(uri, first, applied, origin);
-        if matches!(action, v03::StateAction::SessionChangesetsChanged(_)) {
-            self.v1_views_take_changesets(uri);
-        }
-    }
-
     /// Sends a rejection of the 1.0 dispatch in progress to its dispatcher (see [`PendingV1`]);
     /// whether there was one for `conn`.
     pub(super) fn v1_reject(
@@ -529,10 +507,10 @@ impl Hub {
             .filter(|s| !is_chat_view(&s.uri))
             .collect();
         sessions.sort_by(|a, b| {
-            a.state
+            a.members
                 .summary
                 .created_at
-                .total_cmp(&b.state.summary.created_at)
+                .total_cmp(&b.members.summary.created_at)
         });
         let start = match &p.cursor {
             Some(cursor) => cursor

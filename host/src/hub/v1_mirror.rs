@@ -1,6 +1,6 @@
 //! The 1.0 state of a session ([`Mirror`]: the 1.0 session and its default chat, always
-//! present; the one state the store keeps, from which a restart derives the 0.3.0 state,
-//! [`Mirror::v03_state`]) and the 1.0 frames: the low layer of the hub's AHP 1.0 part
+//! present; the one state the hub changes and the store keeps, of which 0.3.0 clients are
+//! shown a view, [`Mirror::v03_state`]) and the 1.0 frames: the low layer of the hub's AHP 1.0 part
 //! (`v1.rs`), which the core and the sessions hold without depending on the rest of it.
 
 use super::input_needed;
@@ -11,7 +11,7 @@ use crate::store::{HostFields, LoadedV1, Op};
 use ahp_wasm::protocol as v03;
 use ahp_wasm::protocol::v1;
 use ahp_wasm::reduce::v1::{chat_reducer, from_unix_millis, session_reducer};
-use ahp_wasm::reduce::Outcome;
+use ahp_wasm::reduce::{NoOp, Outcome};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -68,7 +68,7 @@ pub(super) struct Mirror {
 }
 
 /// A fresh 1.0 head is written at least this often (log entries), or every this many bytes of
-/// log, so a restart replays a bounded log (as the 0.3.0 state's, `sessions.rs`).
+/// log, so a restart replays a bounded log.
 const HEAD_EVERY: usize = 512;
 const HEAD_EVERY_BYTES: usize = 4 << 20;
 
@@ -167,16 +167,24 @@ impl Mirror {
         Ok(self.with_host_fields(typed))
     }
 
-    /// [`Mirror::v03_state`] without its completed turns (not built): what `Session::state`
-    /// keeps.
+    /// [`Mirror::v03_state`] without its completed turns (not built): the session's members
+    /// and the chat's active turn, input requests, steering and queued messages.
     pub fn v03_head(&self, resource: &str) -> Result<v03::SessionState, String> {
-        let chat = v1::ChatState {
-            turns: Vec::new(),
-            ..self.chat.clone()
-        };
-        let json = compat::session_state(resource, &self.created(), &self.session, Some(&chat));
+        let mut json = self.members_json(resource);
+        compat::conversation_into(&mut json, &self.chat, false);
         let typed = compat::typed_state(json).map_err(|e| e.to_string())?;
         Ok(self.with_host_fields(typed))
+    }
+
+    /// [`Mirror::v03_state`] without the conversation (`compat::session_members`): what
+    /// `Session::members` keeps.
+    pub fn v03_members(&self, resource: &str) -> Result<v03::SessionState, String> {
+        let typed = compat::typed_state(self.members_json(resource)).map_err(|e| e.to_string())?;
+        Ok(self.with_host_fields(typed))
+    }
+
+    fn members_json(&self, resource: &str) -> Value {
+        compat::session_members(resource, &self.created(), &self.session, Some(&self.chat))
     }
 
     /// The JSON of the 0.3.0 view without the host's fields ([`Mirror::v03_state`]).
@@ -325,48 +333,53 @@ impl Mirror {
         Ok(out)
     }
 
-    /// Keeps the mirror in step with a 0.3.0 action applied to the session `uri` at `now`
-    /// (milliseconds): the 1.0 channels and actions with the same effect, if any applied. A
-    /// change of the chat's summary members is followed by `session/chatUpdated` on the session
-    /// (the session's `chats` entry of its default chat).
+    /// Applies a 0.3.0 action to the session `uri` at `now` (milliseconds): the 1.0 channels and
+    /// actions with the same effect, or why it changes nothing. The 1.0 reducers judge (the
+    /// 0.3.0 view follows what they accept). A change of the chat's summary members is
+    /// followed by `session/chatUpdated` on the session (its `chats` entry of the chat). The
+    /// model and agent a 0.3.0 client chooses change the host's fields alone (`host`).
     pub(super) fn follow(
         &mut self,
         uri: &str,
         action: &v03::StateAction,
         now: f64,
-    ) -> Vec<(String, Value)> {
+    ) -> Result<Vec<(String, Value)>, NoOp> {
         let mut out = Vec::new();
         // No 1.0 counterpart: kept by the host (see [`Mirror::host`]), stored with a new head.
         match action {
             v03::StateAction::SessionModelChanged(a) => {
                 self.host.model = Some(a.model.clone());
                 self.needs_head = true;
+                return Ok(out);
             }
             v03::StateAction::SessionAgentChanged(a) => {
                 self.host.agent.clone_from(&a.agent);
                 self.needs_head = true;
+                return Ok(out);
             }
             _ => {}
         }
-        let Some(json) = serde_json::to_value(action).ok() else {
-            return out;
+        let translated = serde_json::to_value(action)
+            .ok()
+            .and_then(|json| compat::to_v1(&json, &self.session, &self.chat, now as i64));
+        // A change 1.0 does not make (a call waiting for confirmation made ready), which
+        // 0.3.0 does not make either.
+        let Some((target, new)) = translated else {
+            return Err(NoOp::InvalidTransition);
         };
-        let Some((target, new)) = compat::to_v1(&json, &self.session, &self.chat, now as i64)
-        else {
-            return out;
-        };
-        let Ok(typed) = serde_json::from_value::<v1::StateAction>(new.clone()) else {
-            return out;
-        };
+        let typed = serde_json::from_value::<v1::StateAction>(new.clone()).map_err(|e| {
+            // A bug of the translation.
+            eprintln!("ahp-host: {uri}: a translated action does not decode ({e}): {new}");
+            NoOp::NotForThisChannel
+        })?;
         match target {
             // A chat's view has no session of its own to show; the title the agent gives it
             // is the chat's, in its entry of the session's `chats` (no chat action has one).
             Target::Session if self.parent.is_some() => {
-                // Kept in the view's own session all the same: the view's 0.3.0 state is
-                // derived from it after a restart.
-                if session_reducer(&mut self.session, &typed).is_applied() {
-                    self.needs_head = true;
-                }
+                // Kept in the view's own session all the same: the view's 0.3.0 members are
+                // derived from it.
+                judged(session_reducer(&mut self.session, &typed))?;
+                self.needs_head = true;
                 if let v1::StateAction::SessionTitleChanged(a) = &typed {
                     let action = serde_json::json!({"type": "session/chatUpdated",
                         "chat": self.chat_uri, "changes": {"title": a.title}});
@@ -374,22 +387,20 @@ impl Mirror {
                 }
             }
             Target::Session => {
-                if session_reducer(&mut self.session, &typed).is_applied() {
-                    let changesets = matches!(typed, v1::StateAction::SessionChangesetsChanged(_));
-                    out.push((uri.to_owned(), new));
-                    if changesets {
-                        out.extend(self.chat_changesets(self.session.changesets.clone()));
-                    }
+                judged(session_reducer(&mut self.session, &typed))?;
+                let changesets = matches!(typed, v1::StateAction::SessionChangesetsChanged(_));
+                out.push((uri.to_owned(), new));
+                if changesets {
+                    out.extend(self.chat_changesets(self.session.changesets.clone()));
                 }
             }
             Target::DefaultChat => {
-                if chat_reducer(&mut self.chat, &typed).is_applied() {
-                    out.push((self.chat_uri.clone(), new));
-                    self.session_follows_chat(uri, &mut out);
-                }
+                judged(chat_reducer(&mut self.chat, &typed))?;
+                out.push((self.chat_uri.clone(), new));
+                self.session_follows_chat(uri, &mut out);
             }
         }
-        out
+        Ok(out)
     }
 
     /// After a change of the chat: the session's `chats` entry of it (`session/chatUpdated`),
@@ -477,6 +488,14 @@ impl Mirror {
         session_reducer(&mut self.session, &typed)
             .is_applied()
             .then_some(action)
+    }
+}
+
+/// Whether a reducer applied the action, or why not.
+fn judged<F>(outcome: Outcome<F>) -> Result<(), NoOp> {
+    match outcome {
+        Outcome::Applied(_) => Ok(()),
+        Outcome::NoOp(why) => Err(why),
     }
 }
 

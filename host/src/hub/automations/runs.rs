@@ -220,8 +220,8 @@ impl Hub {
             return;
         };
         let turn = state.primary_session.as_deref().and_then(|s| {
-            let turn = self.core.sessions.get(s)?.state.active_turn.as_ref()?;
-            Some((s.to_owned(), turn.id.clone()))
+            let turn = self.core.sessions.get(s)?.active_turn_id()?;
+            Some((s.to_owned(), turn.to_owned()))
         });
         if let Some((session, turn_id)) = turn {
             let cancelled =

@@ -196,7 +196,7 @@ impl Customs {
         let Some(session) = core.sessions.get(channel) else {
             return;
         };
-        let active = session.state.active_client.clone();
+        let active = session.members.active_client.clone();
         let client_id = active.as_ref().map(|a| a.client_id.clone());
         let mut published: Vec<ClientPluginCustomization> = Vec::new();
         for p in active.and_then(|a| a.customizations).unwrap_or_default() {
@@ -235,7 +235,7 @@ impl Customs {
         let gone: Vec<String> = core
             .sessions
             .get(channel)
-            .and_then(|s| s.state.customizations.as_ref())
+            .and_then(|s| s.members.customizations.as_ref())
             .into_iter()
             .flatten()
             .filter(|c| is_client_entry(c))

@@ -208,7 +208,7 @@ impl Customs {
     ) -> Option<&'a Customization> {
         core.sessions
             .get(channel)?
-            .state
+            .members
             .customizations
             .as_ref()?
             .iter()
@@ -267,7 +267,7 @@ impl Customs {
         let Some(session) = core.sessions.get(channel) else {
             return;
         };
-        let workdir = core.session_workdir(&session.state);
+        let workdir = core.session_workdir(&session.members);
         let mut entries = Vec::new();
         let mut seen = HashSet::new();
         for dir in &self.plugins {
@@ -297,7 +297,7 @@ impl Customs {
         }
         // Host containers this host no longer has (flags changed across a restart) go.
         let stale: Vec<String> = session
-            .state
+            .members
             .customizations
             .iter()
             .flatten()
@@ -547,7 +547,7 @@ impl Customs {
         };
         let runs = self.sessions.get(channel);
         let mut out = Vec::new();
-        for c in session.state.customizations.iter().flatten() {
+        for c in session.members.customizations.iter().flatten() {
             let (id, name, enabled) = match c {
                 Customization::Plugin(p) => (&p.id, &p.name, p.enabled),
                 Customization::Directory(d) => (&d.id, &d.name, d.enabled),

@@ -44,7 +44,7 @@ impl McpRuns {
         let Some(session) = core.sessions.get(channel) else {
             return;
         };
-        let workdir = core.session_workdir(&session.state);
+        let workdir = core.session_workdir(&session.members);
         let declared = config::load(self.config_file.as_deref(), &self.plugins, &workdir);
         let previous = entries(core, channel);
         for (id, _) in &previous {
@@ -135,7 +135,7 @@ impl McpRuns {
     /// Starts (a new attempt of) one server, with the token pushed for its resource if any.
     pub(super) fn start(&mut self, core: &mut Core, channel: &str, id: &str) {
         let cwd: PathBuf = match core.sessions.get(channel) {
-            Some(s) => core.session_workdir(&s.state),
+            Some(s) => core.session_workdir(&s.members),
             None => return,
         };
         let token = self

@@ -277,7 +277,7 @@ pub(super) fn servers<'a>(
 ) -> impl Iterator<Item = &'a McpServerCustomization> {
     core.sessions
         .get(channel)
-        .and_then(|s| s.state.customizations.as_ref())
+        .and_then(|s| s.members.customizations.as_ref())
         .into_iter()
         .flatten()
         .filter_map(|c| match c {
@@ -483,7 +483,7 @@ impl Hub {
             .core
             .sessions
             .get(channel)
-            .and_then(|s| s.state.server_tools.as_ref());
+            .and_then(|s| s.members.server_tools.as_ref());
         if current != Some(&tools) {
             self.apply_server(
                 channel,

@@ -189,7 +189,7 @@ impl Hub {
                 .core
                 .sessions
                 .get(claim_key(claim))
-                .and_then(|s| s.state.active_client.as_ref())
+                .and_then(|s| s.members.active_client.as_ref())
                 .is_some_and(|a| a.client_id == client_id)
     }
 

@@ -200,7 +200,7 @@ impl Hub {
             let _ = req.started.send(Err("the session is gone".into()));
             return;
         };
-        let workdir = self.core.session_workdir(&session.state);
+        let workdir = self.core.session_workdir(&session.members);
         self.prune_finished_runs(&req.session, KEEP_FINISHED_RUNS);
         if self.terminals.map.len() >= MAX_TERMINALS {
             let _ = req.started.send(Err(format!(
