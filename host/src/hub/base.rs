@@ -196,7 +196,14 @@ impl Core {
             return Err((action, NoOp::UnknownTarget));
         };
         // The 1.0 state judges and changes; the 0.3.0 envelope shows 0.3.0 clients the same.
-        let applied = match session.apply(&action, &clock) {
+        // A 1.0 client's action is applied as it sent it.
+        let direct = self.v1_pending.as_mut();
+        let direct = direct.and_then(|p| p.take_direct(channel, origin.as_ref()));
+        let applied = match direct {
+            Some(direct) => session.apply_direct(direct, &action, &clock),
+            None => session.apply(&action, &clock),
+        };
+        let applied = match applied {
             Ok(applied) => applied,
             Err(reason) => return Err((action, reason)),
         };

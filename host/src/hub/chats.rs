@@ -133,7 +133,7 @@ impl Hub {
         let status = summary_status(&mirror.session);
         let applied = match mirror.apply(uri, on_session, &action, json.clone()) {
             Ok(applied) => applied,
-            Err(reason) => return self.reject_v1(conn, channel, &json, &origin, reason),
+            Err(why) => return self.reject_v1(conn, channel, &json, &origin, why.reason()),
         };
         let now = summary_status(&mirror.session);
         let parent = mirror.parent.is_some();

@@ -15,7 +15,7 @@ use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
-use super::v1_mirror::Mirror;
+use super::v1_mirror::{Direct, Mirror};
 use super::ConnId;
 
 /// The agent task working on the active turn.
@@ -136,15 +136,43 @@ impl Session {
         let uri = self.uri.clone();
         let applied = self.v1.follow(&uri, action, clock.now());
         #[cfg(debug_assertions)]
-        {
-            let shadow = ahp_wasm::reduce::session_reducer(&mut self.shadow, action, clock);
-            assert_eq!(
-                shadow.is_applied(),
-                applied.is_ok(),
-                "{uri}: the 0.3.0 and 1.0 reducers disagree on {action:?} ({shadow:?})",
-            );
-        }
+        self.shadow_agrees(action, clock, applied.is_ok());
         applied
+    }
+
+    /// Applies a 1.0 action a client dispatched (`direct`) to the session's 1.0 state, as it is:
+    /// the 1.0 channels and actions, or why it changes nothing. `action` is its 0.3.0 form,
+    /// which 0.3.0 subscribers are sent (debug builds check the 0.3.0 reducer accepts it too).
+    pub fn apply_direct(
+        &mut self,
+        direct: Direct,
+        #[cfg_attr(not(debug_assertions), allow(unused_variables))] action: &StateAction,
+        #[cfg_attr(not(debug_assertions), allow(unused_variables))] clock: &dyn Clock,
+    ) -> Result<Vec<(String, Value)>, NoOp> {
+        let Direct {
+            on_session,
+            action: v1_action,
+            json,
+            ..
+        } = direct;
+        let uri = self.uri.clone();
+        let applied = self.v1.apply(&uri, on_session, &v1_action, json);
+        #[cfg(debug_assertions)]
+        self.shadow_agrees(action, clock, applied.is_ok());
+        applied
+    }
+
+    /// Debug builds: applies `action` to the whole 0.3.0 state and checks the 0.3.0 reducer
+    /// judged it as the 1.0 reducers did (`applied`).
+    #[cfg(debug_assertions)]
+    fn shadow_agrees(&mut self, action: &StateAction, clock: &dyn Clock, applied: bool) {
+        let shadow = ahp_wasm::reduce::session_reducer(&mut self.shadow, action, clock);
+        assert_eq!(
+            shadow.is_applied(),
+            applied,
+            "{}: the 0.3.0 and 1.0 reducers disagree on {action:?} ({shadow:?})",
+            self.uri
+        );
     }
 
     /// Derives [`Session::members`] from the 1.0 state again (after a change of it that

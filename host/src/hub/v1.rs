@@ -23,7 +23,10 @@
 //! 1.0 subscribers), so no feature ever sends them a 0.3.0 frame. What they dispatch on the
 //! default chat or the session is translated into 0.3.0 (`compat::action`) and goes through the
 //! 0.3.0 authorization and apply path (`dispatch.rs`), so the agent reacts to it as to a 0.3.0
-//! client's; its rejections reach the dispatcher as 1.0 envelopes ([`PendingV1`]). A chat beyond
+//! client's, and 0.3.0 subscribers are sent the translation; the 1.0 state takes the action as
+//! the client sent it when it is one 0.3.0 action's worth (`Direct`: with what 0.3.0 has no
+//! place for, e.g. a message's model and agent), else each translation's 1.0 form. Its
+//! rejections reach the dispatcher as 1.0 envelopes ([`PendingV1`]). A chat beyond
 //! the default one is a session-like view of its own (`chat_views.rs`), served the same way.
 //!
 //! The 1.0 requests come from the 1.0 command table (`bus/requests_v1.rs`), which expands here
@@ -41,7 +44,7 @@ use super::identity::Claim;
 use super::sessions::Session;
 use super::v1_channels::limit_reached;
 use super::v1_mirror::is_chat_view;
-use super::v1_mirror::{envelope_frame, session_of_chat, PendingV1, CHAT_PREFIX};
+use super::v1_mirror::{envelope_frame, session_of_chat, Direct, PendingV1, CHAT_PREFIX};
 use super::v1_root::{root_state, summary};
 use super::{ConnId, Hub};
 use crate::bus::requests_v1::{for_each_host_command_v1, Optional, Shared};
@@ -644,10 +647,23 @@ impl Hub {
             // 1.0-only state: it lives in the 1.0 state alone (`chats.rs`).
             return self.apply_v1_only(conn, &uri, &channel, action, json, origin);
         }
+        // One 0.3.0 action's worth: the 1.0 state takes the action as the client sent it.
+        let direct = (actions.len() == 1).then(|| {
+            let (action, json) = stamped(action, json.clone());
+            Direct {
+                key: uri.clone(),
+                on_session: channel == uri && !channel.starts_with(CHAT_PREFIX),
+                action,
+                json,
+                client_id: origin.client_id.clone(),
+                client_seq: origin.client_seq,
+            }
+        });
         self.core.v1_pending = Some(PendingV1 {
             conn,
             channel: channel.clone(),
             action: json.clone(),
+            direct,
         });
         for action in actions {
             match compat::typed_action(action) {
@@ -702,4 +718,18 @@ fn create_params(p: v1::CreateSessionParams) -> Result<v03::CreateSessionParams,
         json["activeClient"] = serde_json::to_value(client).unwrap_or_default();
     }
     serde_json::from_value(json).map_err(|e| invalid(format!("createSession: {e}")))
+}
+
+/// A dispatched 1.0 action with the host's times: a turn starts when the host starts it (as a
+/// 0.3.0 client's turn, `compat::to_v1`), whatever clock the client stamped it by.
+fn stamped(mut action: v1::StateAction, mut json: Value) -> (v1::StateAction, Value) {
+    if let v1::StateAction::ChatTurnStarted(started) = &mut action {
+        use ahp_wasm::reduce::Clock;
+        let now = ahp_wasm::reduce::SystemClock.now() as i64;
+        if let Some(at) = ahp_wasm::reduce::v1::from_unix_millis(now) {
+            json["startedAt"] = Value::from(at.as_str());
+            started.started_at = at;
+        }
+    }
+    (action, json)
 }

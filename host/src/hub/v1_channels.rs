@@ -86,6 +86,7 @@ impl Hub {
             conn,
             channel: channel.to_owned(),
             action,
+            direct: None,
         });
         self.on_dispatch(
             conn,

@@ -318,16 +318,12 @@ impl Mirror {
         on_session: bool,
         action: &v1::StateAction,
         json: Value,
-    ) -> Result<Vec<(String, Value)>, &'static str> {
+    ) -> Result<Vec<(String, Value)>, NoOp> {
         if on_session {
-            if let Outcome::NoOp(e) = session_reducer(&mut self.session, action) {
-                return Err(e.reason());
-            }
+            judged(session_reducer(&mut self.session, action))?;
             return Ok(vec![(uri.to_owned(), json)]);
         }
-        if let Outcome::NoOp(e) = chat_reducer(&mut self.chat, action) {
-            return Err(e.reason());
-        }
+        judged(chat_reducer(&mut self.chat, action))?;
         let mut out = vec![(self.chat_uri.clone(), json)];
         self.session_follows_chat(uri, &mut out);
         Ok(out)
@@ -530,6 +526,36 @@ pub(super) struct PendingV1 {
     pub conn: ConnId,
     pub channel: String,
     pub action: Value,
+    /// The dispatched action itself, when it is one 0.3.0 action's worth: the 1.0 state takes
+    /// it as the client sent it (with what 0.3.0 has no place for), not the translation of
+    /// that 0.3.0 action back (`Core::apply`).
+    pub direct: Option<Direct>,
+}
+
+/// A 1.0 action a client dispatched, applied as it is ([`PendingV1::direct`]).
+pub(super) struct Direct {
+    /// The session key (a session, or a chat's view) and whether the action is on the session
+    /// channel (else on the chat).
+    pub key: String,
+    pub on_session: bool,
+    pub action: v1::StateAction,
+    pub json: Value,
+    /// Whose dispatch it is: the 0.3.0 action applied with this origin is its translation.
+    pub client_id: String,
+    pub client_seq: u64,
+}
+
+impl PendingV1 {
+    /// The direct action, when the 0.3.0 action applied now on `key` with `origin` is its
+    /// translation (taken: it applies once).
+    pub fn take_direct(&mut self, key: &str, origin: Option<&v03::ActionOrigin>) -> Option<Direct> {
+        let origin = origin?;
+        let direct = self.direct.as_ref()?;
+        let same = direct.key == key
+            && direct.client_id == origin.client_id
+            && direct.client_seq == origin.client_seq;
+        same.then(|| self.direct.take()).flatten()
+    }
 }
 
 /// The `action` notification of a 1.0 envelope.
