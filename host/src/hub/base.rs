@@ -253,7 +253,7 @@ impl Core {
     #[cfg(debug_assertions)]
     pub(super) fn check_v03_view(&self, uri: &str) {
         if let Some(session) = self.sessions.get(uri) {
-            super::v03_view::check_session(uri, session);
+            session.check_view();
         }
     }
 

@@ -206,7 +206,7 @@ impl Hub {
         } else {
             let session = self.core.sessions.get(channel)?;
             #[cfg(debug_assertions)]
-            super::v03_view::check_session(channel, session);
+            session.check_view();
             // What a 0.3.0 client is shown: the view of the session's 1.0 state (its default
             // chat alone), the one state the host keeps.
             let view = match session.v1.v03_state(channel) {

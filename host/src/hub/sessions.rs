@@ -175,6 +175,13 @@ impl Session {
         );
     }
 
+    /// Debug builds: checks the whole 0.3.0 state and the members against the view of the 1.0
+    /// state (`v03_view.rs`).
+    #[cfg(debug_assertions)]
+    pub fn check_view(&self) {
+        super::v03_view::check_session(&self.uri, &self.shadow, &self.members, &self.v1);
+    }
+
     /// Derives [`Session::members`] from the 1.0 state again (after a change of it that
     /// reaches them: its session's state, or the host's fields).
     pub fn refresh_members(&mut self) {

@@ -31,9 +31,14 @@ pub(super) fn check(uri: &str, state: &v03::SessionState, mirror: &Mirror) {
 /// Checks a session's whole 0.3.0 state (`Session::shadow`) against the view of its 1.0
 /// state, and the 0.3.0 members the hub reads (`Session::members`) against the same view
 /// without its conversation.
-pub(super) fn check_session(uri: &str, session: &super::sessions::Session) {
-    check(uri, &session.shadow, &session.v1);
-    let mut view = derived(&session.members, &session.v1);
+pub(super) fn check_session(
+    uri: &str,
+    shadow: &v03::SessionState,
+    members: &v03::SessionState,
+    mirror: &Mirror,
+) {
+    check(uri, shadow, mirror);
+    let mut view = derived(members, mirror);
     if let Some(view) = view.as_object_mut() {
         view.insert("turns".into(), Value::Array(Vec::new()));
         for conversation in [
@@ -45,7 +50,7 @@ pub(super) fn check_session(uri: &str, session: &super::sessions::Session) {
             view.remove(conversation);
         }
     }
-    report(uri, "members", &differences(&session.members, &view));
+    report(uri, "members", &differences(members, &view));
 }
 
 /// Prints each difference, then panics if there is any.
